@@ -1,0 +1,88 @@
+// occtune plan: the candidate set the occupancy method generates, for a real device (runtime
+// Occupancy API) or offline for a device profile (cuda_occupancy.h, no GPU needed).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/plan_printer.hpp"
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/error.hpp"
+#include "autotuner/core/job_config.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
+#include "autotuner/cuda/device_probe.hpp"
+#include "autotuner/cuda/runtime_occupancy.hpp"
+#include "autotuner/output/json_output.hpp"
+
+namespace occtune::cli {
+namespace {
+
+struct PlanOptions {
+  std::string device;
+  std::string profile;
+  std::vector<std::string> kernels;
+  std::vector<std::string> shapes;
+  int min_tile = 0;
+  std::string format = "table";
+};
+
+int run_plan(const PlanOptions& o) {
+  const Format format = parse_format(o.format, false);
+  if (o.device.empty() == o.profile.empty())
+    fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
+                           "(offline, e.g. --profile h100)");
+  std::vector<std::string> kernel_names = o.kernels;
+  if (kernel_names.empty()) kernel_names.push_back("tiled_dynamic");
+  for (auto& k : kernel_names) validate_kernel_name(k);
+  std::vector<Shape> shapes;
+  for (auto& s : o.shapes) shapes.push_back(parse_shape(s));
+  if (shapes.empty()) shapes.push_back(Shape{4096, 4096, 4096});
+
+  DeviceInfo device;
+  std::unique_ptr<OccupancyOracle> oracle;
+  if (!o.profile.empty()) {
+    device = load_device_profile(o.profile);
+    oracle = std::make_unique<OfflineOccupancy>(device);
+  } else {
+    device = cuda::select_device(o.device);
+    oracle = std::make_unique<cuda::RuntimeOccupancy>(device);
+  }
+  nlohmann::json plans = nlohmann::json::array();
+  for (auto& shape : shapes) {
+    for (auto& name : kernel_names) {
+      Plan plan = plan_family(*kernels::find_family(name), device, shape, *oracle, o.min_tile);
+      if (format == Format::kJson) {
+        auto j = output::to_json(plan);
+        j["shape"] = shape.str();
+        plans.push_back(j);
+      } else {
+        print_plan(std::cout, plan, device, shape);
+      }
+    }
+  }
+  if (format == Format::kJson)
+    std::cout << output::document("plan", {{"device", output::to_json(device)}, {"plans", plans}})
+                     .dump(2)
+              << '\n';
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Context&, Action& action) {
+  auto* cmd = app.add_subcommand("plan", "Show the occupancy-API candidate set for a GPU or, "
+                                         "offline, for a device profile");
+  auto o = std::make_shared<PlanOptions>();
+  cmd->add_option("--device", o->device, "GPU index or UUID (uses the runtime Occupancy API)");
+  cmd->add_option("--profile", o->profile,
+                  "device profile name (h100, h200, a100, l4, t4, rtx4090) or TOML file");
+  cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); default tiled_dynamic");
+  cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
+  cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate");
+  cmd->add_option("--format", o->format, "table or json");
+  cmd->callback([&action, o] { action = [o] { return run_plan(*o); }; });
+}
+
+}  // namespace occtune::cli

@@ -1,0 +1,19 @@
+// Registration of each subcommand on the CLI11 app. Each returns the action to run after
+// parsing succeeded (so errors are mapped in one place, in app.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "autotuner/cli/context.hpp"
+
+namespace occtune::cli {
+
+using Action = std::function<int()>;
+
+void add_devices_command(CLI::App& app, Context& ctx, Action& action);
+void add_plan_command(CLI::App& app, Context& ctx, Action& action);
+void add_tune_command(CLI::App& app, Context& ctx, Action& action);
+void add_query_command(CLI::App& app, Context& ctx, Action& action);
+
+}  // namespace occtune::cli

@@ -1,0 +1,30 @@
+#include "autotuner/cli/context.hpp"
+
+#include <cstdlib>
+
+#include "autotuner/core/error.hpp"
+
+namespace occtune::cli {
+
+Format parse_format(const std::string& text, bool csv_allowed) {
+  if (text == "table") return Format::kTable;
+  if (text == "json") return Format::kJson;
+  if (text == "csv" && csv_allowed) return Format::kCsv;
+  fail(ExitCode::kUsage, "unknown format '" + text + "'; use " +
+                             (csv_allowed ? "table, json or csv" : "table or json"));
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+std::string resolve(const std::string& flag, const char* env_name, const std::string& config,
+                    const std::string& fallback) {
+  if (!flag.empty()) return flag;
+  if (auto v = env_or(env_name, ""); !v.empty()) return v;
+  if (!config.empty()) return config;
+  return fallback;
+}
+
+}  // namespace occtune::cli

@@ -1,0 +1,72 @@
+#include "autotuner/cuda/nvml_clock.hpp"
+
+#include <dlfcn.h>
+
+namespace occtune::cuda {
+namespace {
+
+// The few NVML declarations used, written out because the toolkit here ships no nvml.h; they
+// follow NVML's stable C ABI (nvml.h: nvmlReturn_t, opaque nvmlDevice_t, NVML_CLOCK_SM = 1).
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+using nvmlClockType_t = int;
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlClockType_t NVML_CLOCK_SM = 1;
+
+using InitFn = nvmlReturn_t (*)();
+using HandleByUuidFn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
+using ClockInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
+using DefaultClockFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
+
+HandleByUuidFn handle_by_uuid = nullptr;
+ClockInfoFn clock_info = nullptr;
+DefaultClockFn default_clock = nullptr;
+
+}  // namespace
+
+NvmlClock& NvmlClock::instance() {
+  static NvmlClock clock;
+  return clock;
+}
+
+NvmlClock::NvmlClock() {
+  library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library_) {
+    why_ = "libnvidia-ml.so.1 not found";
+    return;
+  }
+  auto init = reinterpret_cast<InitFn>(dlsym(library_, "nvmlInit_v2"));
+  handle_by_uuid = reinterpret_cast<HandleByUuidFn>(dlsym(library_, "nvmlDeviceGetHandleByUUID"));
+  clock_info = reinterpret_cast<ClockInfoFn>(dlsym(library_, "nvmlDeviceGetClockInfo"));
+  default_clock =
+      reinterpret_cast<DefaultClockFn>(dlsym(library_, "nvmlDeviceGetDefaultApplicationsClock"));
+  if (!init || !handle_by_uuid || !clock_info) {
+    why_ = "NVML lacks the needed symbols";
+    return;
+  }
+  if (init() != NVML_SUCCESS) {
+    why_ = "nvmlInit failed";
+    return;
+  }
+  available_ = true;
+}
+
+int NvmlClock::sm_clock_mhz(const std::string& uuid) {
+  if (!available_) return 0;
+  nvmlDevice_t device;
+  unsigned int mhz = 0;
+  if (handle_by_uuid(uuid.c_str(), &device) != NVML_SUCCESS) return 0;
+  if (clock_info(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
+  return int(mhz);
+}
+
+int NvmlClock::default_sm_clock_mhz(const std::string& uuid) {
+  if (!available_ || !default_clock) return 0;
+  nvmlDevice_t device;
+  unsigned int mhz = 0;
+  if (handle_by_uuid(uuid.c_str(), &device) != NVML_SUCCESS) return 0;
+  if (default_clock(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
+  return int(mhz);
+}
+
+}  // namespace occtune::cuda

@@ -1,0 +1,286 @@
+#include "autotuner/cuda/shape_bench.hpp"
+
+#include <cublas_v2.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/nvml_clock.hpp"
+#include "kernels/launch.cuh"
+
+namespace occtune::cuda {
+namespace {
+
+// Counter-based uniform [-1, 1) generator (splitmix64 of seed and index). Written here rather
+// than taken from cuRAND: it is a few lines, deterministic per seed on every GPU, and keeps the
+// 90 MB static cuRAND out of the binary.
+__global__ void fill_uniform(float* data, size_t count, unsigned long long seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    data[i] = float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits
+  }
+}
+
+// Sums (c - ref)^2 and ref^2 in double; NaN anywhere in c makes the error NaN, so a poisoned
+// output that was never overwritten fails the check.
+__global__ void frobenius_parts(const float* c, const float* ref, size_t count, double* out) {
+  __shared__ double diff_part[256];
+  __shared__ double ref_part[256];
+  double diff = 0, norm = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const double d = double(c[i]) - double(ref[i]);
+    diff += d * d;
+    norm += double(ref[i]) * double(ref[i]);
+  }
+  diff_part[threadIdx.x] = diff;
+  ref_part[threadIdx.x] = norm;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (int(threadIdx.x) < s) {
+      diff_part[threadIdx.x] += diff_part[threadIdx.x + s];
+      ref_part[threadIdx.x] += ref_part[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(&out[0], diff_part[0]);
+    atomicAdd(&out[1], ref_part[0]);
+  }
+}
+
+template <class T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  size_t count = 0;
+  void allocate(size_t n) {
+    count = n;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T)));
+  }
+  ~DeviceBuffer() {
+    if (ptr) OCCTUNE_CUDA_CHECK_NOTHROW(cudaFree(ptr));
+  }
+};
+
+Outcome classify_launch_error(cudaError_t err) {
+  switch (err) {
+    case cudaErrorInvalidValue:
+    case cudaErrorInvalidConfiguration:
+      return Outcome::kInvalidConfig;
+    case cudaErrorLaunchOutOfResources:
+      return Outcome::kExceedsLimits;
+    default:
+      return Outcome::kLaunchFailed;
+  }
+}
+
+}  // namespace
+
+struct ShapeBench::Impl {
+  DeviceInfo device;
+  Shape shape;
+  TimingPolicy policy;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  DeviceBuffer<float> a, b, c, ref, flush;
+  DeviceBuffer<double> parts;
+  bool have_reference = false;
+  Timing reference;
+  bool lost = false;
+
+  kernels::GemmArgs args() const {
+    return {a.ptr, b.ptr, c.ptr, int(shape.m), int(shape.n), int(shape.k),
+            int(shape.k), int(shape.n), int(shape.n)};
+  }
+
+  cudaError_t run_cublas(float* out) {
+    const float alpha = 1.0f, beta = 0.0f;
+    // Row-major C = A*B is column-major C^T = B^T * A^T: swap the operands, no transposes.
+    auto status = cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, int(shape.n), int(shape.m),
+                              int(shape.k), &alpha, b.ptr, int(shape.n), a.ptr, int(shape.k),
+                              &beta, out, int(shape.n));
+    return status == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
+  }
+
+  void flush_l2() {
+    if (policy.flush_l2 && flush.count)
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush.ptr, int(flush.count & 0xff), flush.count, stream));
+  }
+
+  // Times `launch` with the policy; returns the launch error of the first failing launch.
+  cudaError_t time_launches(const std::function<cudaError_t()>& launch, Timing& timing) {
+    for (int i = 0; i < policy.warmup; ++i) {
+      flush_l2();
+      if (auto err = launch(); err != cudaSuccess) return err;
+    }
+    if (auto err = cudaStreamSynchronize(stream); err != cudaSuccess) return err;
+    // Slow candidates get fewer samples (never fewer than 5) so one bad tile cannot eat the
+    // run; the count actually taken is stored with the measurement.
+    int samples = policy.samples;
+    for (int i = 0; i < samples; ++i) {
+      flush_l2();
+      OCCTUNE_CUDA_CHECK(cudaEventRecord(start, stream));
+      if (auto err = launch(); err != cudaSuccess) return err;
+      OCCTUNE_CUDA_CHECK(cudaEventRecord(stop, stream));
+      if (auto err = cudaEventSynchronize(stop); err != cudaSuccess) return err;
+      float ms = 0;
+      OCCTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      timing.samples_ms.push_back(double(ms));
+      if (i == 0 && policy.max_seconds_per_candidate > 0) {
+        const int affordable = int(policy.max_seconds_per_candidate * 1000.0 / std::max(ms, 1e-3f));
+        samples = std::clamp(affordable, std::min(5, policy.samples), policy.samples);
+      }
+    }
+    timing.summary = summarize(timing.samples_ms);
+    timing.sm_clock_mhz = NvmlClock::instance().sm_clock_mhz(device.uuid);
+    return cudaSuccess;
+  }
+
+  double relative_error(const float* out) {
+    OCCTUNE_CUDA_CHECK(cudaMemsetAsync(parts.ptr, 0, 2 * sizeof(double), stream));
+    const size_t count = size_t(shape.m) * size_t(shape.n);
+    const int blocks = int(std::min<size_t>((count + 255) / 256, size_t(device.sm_count) * 8));
+    frobenius_parts<<<std::max(blocks, 1), 256, 0, stream>>>(out, ref.ptr, count, parts.ptr);
+    OCCTUNE_CUDA_CHECK(cudaGetLastError());
+    double host[2] = {0, 0};
+    OCCTUNE_CUDA_CHECK(cudaMemcpyAsync(host, parts.ptr, sizeof host, cudaMemcpyDeviceToHost, stream));
+    OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host[1] == 0) return host[0] == 0 ? 0.0 : INFINITY;
+    return std::sqrt(host[0] / host[1]);
+  }
+};
+
+std::uint64_t ShapeBench::bytes_needed(const DeviceInfo& device, Shape shape) {
+  const std::uint64_t operands = shape.operand_bytes(sizeof(float));
+  const std::uint64_t reference = std::uint64_t(shape.m) * std::uint64_t(shape.n) * sizeof(float);
+  if (operands == UINT64_MAX) return UINT64_MAX;
+  return operands + reference + 2 * std::uint64_t(device.l2_bytes) + (64ull << 20);
+}
+
+ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy)
+    : impl_(std::make_unique<Impl>()) {
+  auto& s = *impl_;
+  s.device = device;
+  s.shape = shape;
+  s.policy = policy;
+  OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
+  size_t free_bytes = 0, total_bytes = 0;
+  OCCTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const auto need = bytes_needed(device, shape);
+  if (need > free_bytes) {
+    throw Error(ExitCode::kUsage,
+                fmt::format("shape {} needs {:.2f} GiB of device memory (A, B, C, a reference C "
+                            "and a 2x L2 flush buffer) but {} has {:.2f} GiB free; choose a "
+                            "smaller shape",
+                            shape.str(), double(need) / (1ull << 30), device.uuid,
+                            double(free_bytes) / (1ull << 30)));
+  }
+  OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.start));
+  OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.stop));
+  OCCTUNE_CUBLAS_CHECK(cublasCreate(&s.cublas));
+  OCCTUNE_CUBLAS_CHECK(cublasSetStream(s.cublas, s.stream));
+  // Default math: fp32 FMA SGEMM, no TF32 tensor cores (those need CUBLAS_TF32_TENSOR_OP_MATH).
+  OCCTUNE_CUBLAS_CHECK(cublasSetMathMode(s.cublas, CUBLAS_DEFAULT_MATH));
+
+  const size_t mk = size_t(shape.m) * size_t(shape.k), kn = size_t(shape.k) * size_t(shape.n),
+               mn = size_t(shape.m) * size_t(shape.n);
+  s.a.allocate(mk);
+  s.b.allocate(kn);
+  s.c.allocate(mn);
+  s.ref.allocate(mn);
+  s.parts.allocate(2);
+  if (policy.flush_l2) {
+    // unsigned char would do; float keeps one buffer type. 2x L2 evicts everything resident.
+    s.flush.ptr = nullptr;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.flush.ptr), 2 * device.l2_bytes));
+    s.flush.count = 2 * device.l2_bytes;  // bytes, used by cudaMemsetAsync
+  }
+  const int fill_blocks = device.sm_count * 8;
+  fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.a.ptr, mk, policy.seed);
+  fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.b.ptr, kn, policy.seed ^ 0x5bd1e995ull);
+  OCCTUNE_CUDA_CHECK(cudaGetLastError());
+  OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.ref.ptr, 0xff, mn * sizeof(float), s.stream));
+  OCCTUNE_CUDA_CHECK(s.run_cublas(s.ref.ptr));
+  OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+ShapeBench::~ShapeBench() {
+  if (!impl_) return;
+  auto& s = *impl_;
+  if (s.cublas) cublasDestroy(s.cublas);
+  if (s.start) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(s.start));
+  if (s.stop) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(s.stop));
+  if (s.stream) OCCTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s.stream));
+}
+
+bool ShapeBench::context_lost() const { return impl_->lost; }
+
+const Timing& ShapeBench::reference() {
+  auto& s = *impl_;
+  if (!s.have_reference) {
+    OCCTUNE_CUDA_CHECK(s.time_launches([&] { return s.run_cublas(s.c.ptr); }, s.reference));
+    s.have_reference = true;
+  }
+  return s.reference;
+}
+
+Measurement ShapeBench::measure(const Candidate& candidate) {
+  auto& s = *impl_;
+  Measurement m;
+  m.candidate = candidate;
+  m.flops = s.shape.flops();
+  if (s.lost) {
+    m.outcome = Outcome::kCrashed;
+    m.error = "not run: an earlier candidate left the CUDA context unusable";
+    return m;
+  }
+  if (!candidate.rejection.empty()) {
+    m.outcome = Outcome::kExceedsLimits;
+    m.error = candidate.rejection;
+    return m;
+  }
+  const auto& variant = *candidate.variant;
+  const auto args = s.args();
+  auto launch = [&] { return kernels::launch_variant(variant, args, s.stream); };
+
+  // One checked run on a NaN-poisoned output.
+  OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.c.ptr, 0xff, s.c.count * sizeof(float), s.stream));
+  if (auto err = launch(); err != cudaSuccess) {
+    m.outcome = classify_launch_error(err);
+    m.error = describe(err);
+    return m;
+  }
+  if (auto err = cudaStreamSynchronize(s.stream); err != cudaSuccess) {
+    // Illegal addresses and traps surface here and are sticky: nothing more can run in this
+    // process (cudaDeviceReset does not recover it on Hopper).
+    s.lost = true;
+    m.outcome = Outcome::kCrashed;
+    m.error = describe(err);
+    return m;
+  }
+  m.rel_error = s.relative_error(s.c.ptr);
+  if (!(m.rel_error <= s.policy.tolerance)) {
+    m.outcome = Outcome::kWrongResult;
+    m.error = fmt::format("relative Frobenius error {:.3g} exceeds the tolerance {:.3g}",
+                          m.rel_error, s.policy.tolerance);
+    return m;
+  }
+  if (auto err = s.time_launches(launch, m.timing); err != cudaSuccess) {
+    // A launch-time refusal leaves the stream healthy; an error at synchronisation does not.
+    s.lost = cudaStreamSynchronize(s.stream) != cudaSuccess;
+    m.outcome = s.lost ? Outcome::kCrashed : classify_launch_error(err);
+    m.error = describe(err);
+  }
+  return m;
+}
+
+}  // namespace occtune::cuda

@@ -1,0 +1,39 @@
+// Measures candidates of one shape on one GPU (design.md section 5): random inputs, a cuBLAS
+// reference result, NaN-poisoned output before every checked run, relative Frobenius error,
+// warm-up, CUDA-event samples with L2 flushed before each, SM clock from NVML.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "autotuner/core/candidate.hpp"
+#include "autotuner/core/device_info.hpp"
+#include "autotuner/core/measurement.hpp"
+#include "autotuner/core/shape.hpp"
+
+namespace occtune::cuda {
+
+class ShapeBench {
+ public:
+  // Checks the memory need against the device's free memory before allocating anything
+  // (Error kUsage naming the shape when it cannot fit).
+  ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy);
+  ~ShapeBench();
+  ShapeBench(const ShapeBench&) = delete;
+  ShapeBench& operator=(const ShapeBench&) = delete;
+
+  // cuBLAS SGEMM (fp32, no TF32) timed with the same protocol; measured once, on first call.
+  const Timing& reference();
+  Measurement measure(const Candidate& candidate);
+  // True after a sticky error (illegal address, trap): this process's context is unusable.
+  bool context_lost() const;
+
+  // A, B, C, reference C, the L2 flush buffer and a margin.
+  static std::uint64_t bytes_needed(const DeviceInfo& device, Shape shape);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace occtune::cuda

@@ -1,0 +1,132 @@
+#include "autotuner/output/json_output.hpp"
+
+namespace occtune::output {
+
+using nlohmann::json;
+
+json to_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"uuid", d.uuid},
+          {"name", d.name},
+          {"source", d.source},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count},
+          {"warp_size", d.warp_size},
+          {"max_threads_per_block", d.max_threads_per_block},
+          {"max_threads_per_sm", d.max_threads_per_sm},
+          {"max_blocks_per_sm", d.max_blocks_per_sm},
+          {"regs_per_block", d.regs_per_block},
+          {"regs_per_sm", d.regs_per_sm},
+          {"shared_mem_per_block", d.shared_mem_per_block},
+          {"shared_mem_per_block_optin", d.shared_mem_per_block_optin},
+          {"shared_mem_per_sm", d.shared_mem_per_sm},
+          {"reserved_shared_mem_per_block", d.reserved_shared_mem_per_block},
+          {"max_grid", {d.max_grid_x, d.max_grid_y}},
+          {"l2_bytes", d.l2_bytes},
+          {"global_mem_bytes", d.global_mem_bytes},
+          {"clock_khz", d.clock_khz},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"memory_bus_width", d.memory_bus_width},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"pci_bus_id", d.pci_bus_id}};
+}
+
+json to_json(const Summary& s) {
+  return {{"count", s.count}, {"min_ms", s.min},       {"q1_ms", s.q1},   {"median_ms", s.median},
+          {"q3_ms", s.q3},    {"max_ms", s.max},       {"mean_ms", s.mean}};
+}
+
+json to_json(const TimingPolicy& p) {
+  return {{"warmup", p.warmup},       {"samples", p.samples},
+          {"flush_l2", p.flush_l2},   {"tolerance", p.tolerance},
+          {"seed", p.seed},           {"timer", p.timer},
+          {"max_seconds_per_candidate", p.max_seconds_per_candidate}};
+}
+
+json to_json(const Candidate& c) {
+  json params = json::object();
+  if (c.variant)
+    for (auto& p : c.variant->params) params[p.name] = p.value;
+  return {{"kernel", c.variant ? c.variant->family : ""},
+          {"variant", c.variant ? c.variant->symbol : ""},
+          {"params", params},
+          {"origin", c.origin},
+          {"step", c.step},
+          {"suggested_block", c.suggested_block},
+          {"block_limit", c.block_limit},
+          {"threads", c.threads},
+          {"tile", c.tile},
+          {"dynamic_smem", c.dynamic_smem},
+          {"registers", c.registers},
+          {"active_blocks_per_sm", c.active_blocks_per_sm},
+          {"occupancy", c.occupancy},
+          {"limiter", c.limiter},
+          {"grid", {c.grid_x, c.grid_y}},
+          {"waves", c.waves},
+          {"rejection", c.rejection}};
+}
+
+json to_json(const Measurement& m) {
+  json j = to_json(m.candidate);
+  j["status"] = std::string(to_string(m.outcome));
+  j["error"] = m.error;
+  j["rel_error"] = m.rel_error;
+  if (m.outcome == Outcome::kOk) {
+    j["timing"] = to_json(m.timing.summary);
+    j["samples_ms"] = m.timing.samples_ms;
+    j["sm_clock_mhz"] = m.timing.sm_clock_mhz;
+    j["gflops"] = m.gflops();
+  }
+  return j;
+}
+
+json to_json(const Plan& plan) {
+  json candidates = json::array();
+  for (auto& c : plan.candidates) candidates.push_back(to_json(c));
+  return {{"kernel", plan.family}, {"oracle", plan.oracle}, {"candidates", candidates},
+          {"notes", plan.notes}};
+}
+
+json to_json(const db::BestEntry& b) {
+  const auto& k = b.run.key;
+  return {{"key",
+           {{"device_uuid", k.device_uuid},
+            {"device_name", k.device_name},
+            {"compute_capability", std::to_string(k.cc_major) + "." + std::to_string(k.cc_minor)},
+            {"sm_count", k.sm_count},
+            {"driver_version", k.driver_version},
+            {"runtime_version", k.runtime_version},
+            {"kernel", k.kernel},
+            {"build_id", k.build_id},
+            {"dtype", k.dtype},
+            {"shape", k.shape.str()}}},
+          {"best",
+           {{"variant", b.best.variant},
+            {"params", b.best.params},
+            {"threads", b.best.threads},
+            {"tile", b.best.tile},
+            {"dynamic_smem", b.best.dynamic_smem},
+            {"occupancy", b.best.occupancy},
+            {"limiter", b.best.limiter},
+            {"timing", to_json(b.best.summary)},
+            {"gflops", b.best.gflops},
+            {"rel_error", b.best.rel_error},
+            {"sm_clock_mhz", b.best.sm_clock_mhz}}},
+          {"cublas", to_json(b.run.cublas)},
+          {"ratio_to_cublas", b.ratio_to_cublas()},
+          {"run",
+           {{"id", b.run.id},
+            {"started_at", b.run.started_at},
+            {"finished_at", b.run.finished_at},
+            {"tool_version", b.run.tool_version},
+            {"policy", json::parse(b.run.policy_json.empty() ? "{}" : b.run.policy_json)}}}};
+}
+
+json document(const std::string& kind, json body) {
+  json doc = {{"schema_version", kJsonSchemaVersion}, {"kind", kind}};
+  doc.update(body);
+  return doc;
+}
+
+}  // namespace occtune::output

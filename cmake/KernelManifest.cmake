@@ -1,0 +1,23 @@
+# Attaches the ptxas resource capture to a CUDA target and generates kernel_manifest.cpp from
+# it (registers per kernel and architecture, plus the kernel build id). See kernels/kernel_manifest.hpp.
+function(occtune_kernel_manifest target)
+  cmake_parse_arguments(ARG "" "OUTPUT" "SOURCES" ${ARGN})
+  set_target_properties(${target} PROPERTIES
+    CUDA_COMPILER_LAUNCHER "${PROJECT_SOURCE_DIR}/scripts/capture-ptxas.sh")
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--resource-usage>)
+  execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --version OUTPUT_VARIABLE nvcc_version)
+  string(REGEX MATCH "Build [^\n]*" nvcc_build "${nvcc_version}")
+  add_custom_command(
+    OUTPUT ${ARG_OUTPUT}
+    COMMAND ${CMAKE_COMMAND}
+      -DOBJECT_DIR=${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir
+      "-DSOURCES=${ARG_SOURCES}"
+      "-DARCHS=${CMAKE_CUDA_ARCHITECTURES}"
+      "-DFLAGS=${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${CMAKE_BUILD_TYPE}} ${CMAKE_BUILD_TYPE}"
+      "-DCOMPILER=${nvcc_build}"
+      -DOUTPUT=${ARG_OUTPUT}
+      -P ${PROJECT_SOURCE_DIR}/cmake/generate-kernel-manifest.cmake
+    DEPENDS ${target} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/cmake/generate-kernel-manifest.cmake
+    COMMENT "Generating the kernel manifest (registers per kernel, build id)"
+    VERBATIM)
+endfunction()

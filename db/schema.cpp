@@ -1,0 +1,186 @@
+// Schema version 1 and the migration mechanism: an ordered list of steps, each taking the file
+// from version v to v+1, all applied in one transaction so a file is never left half-migrated.
+// Creating a fresh file is simply the step from version 0.
+#include "db/schema.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+
+#include <array>
+
+#include "autotuner/core/error.hpp"
+
+namespace occtune::db::schema {
+namespace {
+
+// Timestamps are ISO 8601 UTC with milliseconds, so text order is time order.
+constexpr const char* kCreateV1 = R"sql(
+CREATE TABLE devices (
+  id               INTEGER PRIMARY KEY,
+  uuid             TEXT NOT NULL,
+  name             TEXT NOT NULL,
+  cc_major         INTEGER NOT NULL,
+  cc_minor         INTEGER NOT NULL,
+  sm_count         INTEGER NOT NULL,
+  driver_version   INTEGER NOT NULL,
+  runtime_version  INTEGER NOT NULL,
+  properties_json  TEXT NOT NULL,
+  first_seen_at    TEXT NOT NULL,
+  last_seen_at     TEXT NOT NULL,
+  UNIQUE (uuid, name, cc_major, cc_minor, sm_count, driver_version, runtime_version)
+);
+
+-- AUTOINCREMENT: run ids appear in reports and must never be reused.
+CREATE TABLE runs (
+  id                   INTEGER PRIMARY KEY AUTOINCREMENT,
+  device_id            INTEGER NOT NULL REFERENCES devices(id),
+  kernel               TEXT NOT NULL,
+  build_id             TEXT NOT NULL,
+  dtype                TEXT NOT NULL,
+  m                    INTEGER NOT NULL,
+  n                    INTEGER NOT NULL,
+  k                    INTEGER NOT NULL,
+  status               TEXT NOT NULL DEFAULT 'running'
+                       CHECK (status IN ('running', 'complete', 'interrupted', 'failed')),
+  started_at           TEXT NOT NULL,
+  finished_at          TEXT,
+  tool_version         TEXT NOT NULL,
+  argv_json            TEXT NOT NULL,
+  policy_json          TEXT NOT NULL,
+  cublas_count         INTEGER NOT NULL DEFAULT 0,
+  cublas_min_ms        REAL,
+  cublas_q1_ms         REAL,
+  cublas_median_ms     REAL,
+  cublas_q3_ms         REAL,
+  cublas_max_ms        REAL,
+  cublas_mean_ms       REAL,
+  cublas_samples_json  TEXT NOT NULL DEFAULT '[]',
+  cublas_sm_clock_mhz  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX runs_by_key ON runs (kernel, m, n, k, dtype, status);
+CREATE INDEX runs_by_device ON runs (device_id);
+
+CREATE TABLE measurements (
+  id                    INTEGER PRIMARY KEY,
+  run_id                INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  variant               TEXT NOT NULL,
+  params                TEXT NOT NULL,
+  origin                TEXT NOT NULL,
+  step                  INTEGER NOT NULL,
+  suggested_block       INTEGER NOT NULL,
+  block_limit           INTEGER NOT NULL,
+  threads               INTEGER NOT NULL,
+  tile                  INTEGER NOT NULL,
+  dynamic_smem          INTEGER NOT NULL,
+  registers             INTEGER NOT NULL,
+  active_blocks_per_sm  INTEGER NOT NULL,
+  occupancy             REAL NOT NULL,
+  limiter               TEXT NOT NULL,
+  grid_x                INTEGER NOT NULL,
+  grid_y                INTEGER NOT NULL,
+  waves                 REAL NOT NULL,
+  rejection             TEXT NOT NULL,
+  outcome               TEXT NOT NULL
+                        CHECK (outcome IN ('ok', 'invalid_config', 'exceeds_limits',
+                                           'launch_failed', 'wrong_result', 'crashed',
+                                           'timeout')),
+  error                 TEXT NOT NULL,
+  rel_error             REAL,  -- NULL when the result was not checked
+  sample_count          INTEGER NOT NULL,
+  min_ms                REAL NOT NULL,
+  q1_ms                 REAL NOT NULL,
+  median_ms             REAL NOT NULL,
+  q3_ms                 REAL NOT NULL,
+  max_ms                REAL NOT NULL,
+  mean_ms               REAL NOT NULL,
+  samples_json          TEXT NOT NULL,
+  flops                 REAL NOT NULL,
+  gflops                REAL NOT NULL,
+  sm_clock_mhz          INTEGER NOT NULL
+);
+CREATE INDEX measurements_by_run ON measurements (run_id, outcome, median_ms);
+)sql";
+
+struct Migration {
+  int from;  // the step takes the file from `from` to `from + 1`
+  void (*apply)(SQLite::Database&);
+};
+
+constexpr std::array<Migration, 1> kMigrations = {{
+    {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
+}};
+constexpr bool steps_are_contiguous() {
+  for (std::size_t i = 0; i < kMigrations.size(); ++i)
+    if (kMigrations[i].from != static_cast<int>(i)) return false;
+  return kMigrations.size() == kSchemaVersion;
+}
+static_assert(steps_are_contiguous(), "one migration step per schema version, in order");
+
+int pragma_int(SQLite::Database& db, const char* name) {
+  return db.execAndGet(fmt::format("PRAGMA {}", name)).getInt();
+}
+
+}  // namespace
+
+FileState inspect(SQLite::Database& db) {
+  FileState state;
+  state.application_id = pragma_int(db, "application_id");
+  state.user_version = pragma_int(db, "user_version");
+  state.table_count = db.execAndGet(
+                            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                            "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+                          .getInt();
+  return state;
+}
+
+void check_compatible(const FileState& state, const std::filesystem::path& path, OpenMode mode) {
+  if (!state.fresh() && state.application_id != kApplicationId) {
+    fail(ExitCode::kNotFound,
+         fmt::format("'{}' is not an occtune database (application_id 0x{:08X}, {} table{}); "
+                     "pass --db with another path or set OCCTUNE_DB",
+                     path.string(), static_cast<unsigned>(state.application_id), state.table_count,
+                     state.table_count == 1 ? "" : "s"));
+  }
+  if (state.user_version < 0) {
+    fail(ExitCode::kNotFound,
+         fmt::format("database '{}' has an invalid schema version {}; pass --db with another path "
+                     "or set OCCTUNE_DB",
+                     path.string(), state.user_version));
+  }
+  if (state.user_version > kSchemaVersion) {
+    fail(ExitCode::kNotFound,
+         fmt::format("database '{}' was written by a newer occtune (schema {}, this build knows "
+                     "{}); upgrade occtune or use another --db",
+                     path.string(), state.user_version, kSchemaVersion));
+  }
+  // A read-only connection cannot create or migrate, so an empty or older file is useless.
+  if (mode == OpenMode::kReadOnly && state.user_version < kSchemaVersion) {
+    if (state.fresh()) {
+      fail(ExitCode::kNotFound,
+           fmt::format("database '{}' is empty; run `occtune tune` first or pass --db",
+                       path.string()));
+    }
+    fail(ExitCode::kNotFound,
+         fmt::format("database '{}' has schema {} (this build needs {}); open it once for "
+                     "writing, e.g. with `occtune tune`, to migrate it, or pass --db",
+                     path.string(), state.user_version, kSchemaVersion));
+  }
+}
+
+void migrate(SQLite::Database& db, const std::filesystem::path& path) {
+  SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+  const FileState state = inspect(db);
+  check_compatible(state, path, OpenMode::kReadWrite);
+  if (state.user_version == kSchemaVersion) return;  // someone else got here first
+  for (int version = state.user_version; version < kSchemaVersion; ++version) {
+    kMigrations[static_cast<std::size_t>(version)].apply(db);
+  }
+  // Both pragmas write the header page inside the transaction, so they commit or roll back
+  // together with the DDL.
+  db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
+  db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
+  transaction.commit();
+}
+
+}  // namespace occtune::db::schema

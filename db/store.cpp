@@ -1,0 +1,626 @@
+// The SQLite store: opening (pragmas, compatibility checks, migration), the write transactions of
+// a tuning run, and the lookups that derive the best configuration from stored measurements.
+// SQLite errors are turned into occtune::Error here, naming the database path and the fix.
+#include "db/store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "autotuner/core/error.hpp"
+#include "db/codec.hpp"
+#include "db/schema.hpp"
+
+namespace occtune::db {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBusyTimeoutMs = 5000;
+// Evaluated by SQLite so every writer stamps with the same clock and format.
+constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+[[noreturn]] void cannot_open(const fs::path& path, const std::string& reason) {
+  fail(ExitCode::kRuntime,
+       fmt::format("cannot open database '{}': {}; pass --db with a writable file path or set "
+                   "OCCTUNE_DB",
+                   path.string(), reason));
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+std::string sqlite_reason(const SQLite::Exception& e) {
+  switch (e.getErrorCode()) {
+    case SQLITE_NOTADB:
+      return "the file is not an SQLite database";
+    case SQLITE_CORRUPT:
+      return "the database file is corrupt";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return fmt::format("the database is locked by another process (waited up to {} ms)",
+                         kBusyTimeoutMs);
+    case SQLITE_READONLY:
+      return "the database is read-only";
+    case SQLITE_FULL:
+      return "the disk is full";
+    default:
+      return one_line(e.what());
+  }
+}
+
+std::string_view sqlite_hint(const SQLite::Exception& e) {
+  switch (e.getErrorCode()) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "retry when the other occtune process is done, or pass --db with another path";
+    case SQLITE_READONLY:
+      return "open it for writing, or pass --db with a writable file path";
+    case SQLITE_FULL:
+      return "free disk space, or pass --db with a path on another disk";
+    default:
+      return "check the file and its directory, or pass --db with another path or set "
+             "OCCTUNE_DB";
+  }
+}
+
+[[noreturn]] void io_failure(const fs::path& path, std::string_view what,
+                             const SQLite::Exception& e) {
+  fail(ExitCode::kRuntime, fmt::format("database '{}': {} failed: {}; {}", path.string(), what,
+                                       sqlite_reason(e), sqlite_hint(e)));
+}
+
+[[noreturn]] void no_such_run(const fs::path& path, std::int64_t run_id) {
+  fail(ExitCode::kNotFound,
+       fmt::format("no run with id {} in database '{}'; start the run with begin_run first", run_id,
+                   path.string()));
+}
+
+// Runs `body` in one transaction and maps SQLite errors to Error(kRuntime). The transaction
+// rolls back on any exception, so a failed operation leaves the database as it was. Writers take
+// the lock up front (IMMEDIATE): a deferred writer that has to upgrade its lock gets SQLITE_BUSY
+// without the busy handler being consulted.
+template <typename Body>
+auto in_transaction(SQLite::Database& db, const fs::path& path, std::string_view what,
+                    SQLite::TransactionBehavior behavior, Body&& body) -> decltype(body()) {
+  try {
+    SQLite::Transaction transaction(db, behavior);
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      transaction.commit();
+    } else {
+      auto result = body();
+      transaction.commit();
+      return result;
+    }
+  } catch (const SQLite::Exception& e) {
+    io_failure(path, what, e);
+  }
+}
+
+template <typename Body>
+auto write_transaction(SQLite::Database& db, const fs::path& path, std::string_view what,
+                       Body&& body) {
+  return in_transaction(db, path, what, SQLite::TransactionBehavior::IMMEDIATE,
+                        std::forward<Body>(body));
+}
+
+// Reads that take several statements see one snapshot.
+template <typename Body>
+auto read_snapshot(SQLite::Database& db, const fs::path& path, std::string_view what, Body&& body) {
+  return in_transaction(db, path, what, SQLite::TransactionBehavior::DEFERRED,
+                        std::forward<Body>(body));
+}
+
+// Binds parameters in order, so column lists and values cannot drift apart by index.
+class Binder {
+ public:
+  explicit Binder(SQLite::Statement& statement) : statement_(statement) {}
+  Binder& operator()(int value) { return bind(value); }
+  Binder& operator()(std::int64_t value) { return bind(value); }
+  Binder& operator()(std::size_t value) { return bind(static_cast<std::int64_t>(value)); }
+  Binder& operator()(double value) { return bind(value); }
+  Binder& operator()(const std::string& value) { return bind(value); }
+  Binder& operator()(std::string_view value) { return bind(std::string(value)); }
+  Binder& null() {
+    statement_.bind(++index_);
+    return *this;
+  }
+
+ private:
+  template <typename T>
+  Binder& bind(const T& value) {
+    statement_.bind(++index_, value);
+    return *this;
+  }
+  SQLite::Statement& statement_;
+  int index_ = 0;
+};
+
+// Reads columns in order; NULL reads as 0 or "".
+class Row {
+ public:
+  explicit Row(SQLite::Statement& statement) : statement_(statement) {}
+  int next_int() { return statement_.getColumn(index_++).getInt(); }
+  std::int64_t next_int64() { return statement_.getColumn(index_++).getInt64(); }
+  double next_double() { return statement_.getColumn(index_++).getDouble(); }
+  std::string next_string() { return statement_.getColumn(index_++).getString(); }
+  bool next_is_null() const { return statement_.getColumn(index_).isNull(); }
+
+ private:
+  SQLite::Statement& statement_;
+  int index_ = 0;
+};
+
+constexpr const char* kKeyWhere =
+    "d.uuid = ? AND d.name = ? AND d.cc_major = ? AND d.cc_minor = ? AND d.sm_count = ? AND "
+    "d.driver_version = ? AND d.runtime_version = ? AND r.kernel = ? AND r.build_id = ? AND "
+    "r.dtype = ? AND r.m = ? AND r.n = ? AND r.k = ?";
+
+void bind_key(Binder& bind, const CacheKey& key) {
+  bind(key.device_uuid)(key.device_name)(key.cc_major)(key.cc_minor)(key.sm_count)(
+      key.driver_version)(key.runtime_version)(key.kernel)(key.build_id)(key.dtype)(key.shape.m)(
+      key.shape.n)(key.shape.k);
+}
+
+constexpr const char* kRunColumns =
+    "r.id, d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
+    "d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k, r.status, r.started_at, "
+    "r.finished_at, r.tool_version, r.argv_json, r.policy_json, r.cublas_count, r.cublas_min_ms, "
+    "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms";
+
+StoredRun read_run(SQLite::Statement& statement) {
+  Row row(statement);
+  StoredRun run;
+  run.id = row.next_int64();
+  CacheKey& key = run.key;
+  key.device_uuid = row.next_string();
+  key.device_name = row.next_string();
+  key.cc_major = row.next_int();
+  key.cc_minor = row.next_int();
+  key.sm_count = row.next_int();
+  key.driver_version = row.next_int();
+  key.runtime_version = row.next_int();
+  key.kernel = row.next_string();
+  key.build_id = row.next_string();
+  key.dtype = row.next_string();
+  key.shape.m = row.next_int64();
+  key.shape.n = row.next_int64();
+  key.shape.k = row.next_int64();
+  run.status = row.next_string();
+  run.started_at = row.next_string();
+  run.finished_at = row.next_string();
+  run.tool_version = row.next_string();
+  run.argv_json = row.next_string();
+  run.policy_json = row.next_string();
+  run.cublas.count = static_cast<std::size_t>(row.next_int64());
+  run.cublas.min = row.next_double();
+  run.cublas.q1 = row.next_double();
+  run.cublas.median = row.next_double();
+  run.cublas.q3 = row.next_double();
+  run.cublas.max = row.next_double();
+  run.cublas.mean = row.next_double();
+  return run;
+}
+
+constexpr const char* kMeasurementColumns =
+    "id, run_id, variant, params, threads, tile, dynamic_smem, registers, active_blocks_per_sm, "
+    "occupancy, limiter, origin, grid_x, grid_y, waves, outcome, error, rejection, rel_error, "
+    "sample_count, min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, gflops, "
+    "sm_clock_mhz";
+
+StoredMeasurement read_measurement(SQLite::Statement& statement) {
+  Row row(statement);
+  StoredMeasurement m;
+  m.id = row.next_int64();
+  m.run_id = row.next_int64();
+  m.variant = row.next_string();
+  m.params = row.next_string();
+  m.threads = row.next_int();
+  m.tile = row.next_int();
+  m.dynamic_smem = row.next_int64();
+  m.registers = row.next_int();
+  m.active_blocks_per_sm = row.next_int();
+  m.occupancy = row.next_double();
+  m.limiter = row.next_string();
+  m.origin = row.next_string();
+  m.grid_x = row.next_int64();
+  m.grid_y = row.next_int64();
+  m.waves = row.next_double();
+  m.outcome = row.next_string();
+  m.error = row.next_string();
+  // A candidate refused before launch carries its reason as the rejection; readers see one
+  // "why it did not run" text either way.
+  std::string rejection = row.next_string();
+  if (m.error.empty()) m.error = std::move(rejection);
+  const bool unchecked = row.next_is_null();
+  const double rel_error = row.next_double();
+  m.rel_error = unchecked ? -1.0 : rel_error;
+  m.summary.count = static_cast<std::size_t>(row.next_int64());
+  m.summary.min = row.next_double();
+  m.summary.q1 = row.next_double();
+  m.summary.median = row.next_double();
+  m.summary.q3 = row.next_double();
+  m.summary.max = row.next_double();
+  m.summary.mean = row.next_double();
+  m.samples_ms = codec::samples_from_json(row.next_string());
+  m.gflops = row.next_double();
+  m.sm_clock_mhz = row.next_int();
+  return m;
+}
+
+constexpr const char* kDeviceColumns =
+    "d.properties_json, d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
+    "d.runtime_version";
+// Newest = most recently used by a run; run ids only grow (AUTOINCREMENT), timestamps can tie.
+constexpr const char* kDeviceOrder =
+    "ORDER BY (SELECT MAX(r.id) FROM runs r WHERE r.device_id = d.id) DESC, d.id DESC";
+
+DeviceInfo read_device(SQLite::Statement& statement) {
+  Row row(statement);
+  DeviceInfo device = codec::device_from_json(row.next_string());
+  // The key columns are authoritative: they are what lookups match on.
+  device.uuid = row.next_string();
+  device.name = row.next_string();
+  device.cc_major = row.next_int();
+  device.cc_minor = row.next_int();
+  device.sm_count = row.next_int();
+  device.driver_version = row.next_int();
+  device.runtime_version = row.next_int();
+  return device;
+}
+
+bool same_key(const CacheKey& a, const CacheKey& b) {
+  return a.device_uuid == b.device_uuid && a.device_name == b.device_name &&
+         a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count &&
+         a.driver_version == b.driver_version && a.runtime_version == b.runtime_version &&
+         a.kernel == b.kernel && a.build_id == b.build_id && a.dtype == b.dtype &&
+         a.shape == b.shape;
+}
+
+// Checked before SQLite sees the path so the message says what is wrong and nothing is created
+// in the wrong place.
+void check_writable_location(const fs::path& path, bool exists) {
+  fs::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  if (status.type() == fs::file_type::not_found) {
+    fs::create_directories(dir, ec);
+    if (ec) {
+      cannot_open(path,
+                  fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
+    }
+  } else if (ec) {
+    cannot_open(path, fmt::format("cannot access directory '{}': {}", dir.string(), ec.message()));
+  } else if (!fs::is_directory(status)) {
+    cannot_open(path, fmt::format("'{}' is not a directory", dir.string()));
+  }
+  if (exists && ::access(path.c_str(), W_OK) != 0) {
+    cannot_open(
+        path, fmt::format("the file is not writable ({})", std::generic_category().message(errno)));
+  }
+  // SQLite keeps its -wal and -shm files next to the database, so the directory must be
+  // writable even when the file already exists.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    cannot_open(path, fmt::format("directory '{}' is not writable ({})", dir.string(),
+                                  std::generic_category().message(errno)));
+  }
+}
+
+// Switching to WAL reads the header and then upgrades to a write lock inside one statement. When
+// another connection is switching or creating the schema at the same moment, SQLite reports
+// SQLITE_BUSY at once instead of waiting (waiting could deadlock), so the switch is retried here
+// for as long as the busy timeout would have waited. WAL is persistent in the file; a file system
+// without shared memory keeps the old mode, which is slower under concurrency but still correct,
+// so the answer is not checked.
+void switch_to_wal(SQLite::Database& db) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      db.execAndGet("PRAGMA journal_mode = WAL");
+      return;
+    } catch (const SQLite::Exception& e) {
+      const bool busy = e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED;
+      if (!busy || std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+Store::Store(std::filesystem::path path, std::unique_ptr<SQLite::Database> database)
+    : path_(std::move(path)), db_(std::move(database)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+std::filesystem::path Store::default_path() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  // The XDG spec says a relative value is invalid and must be ignored.
+  if (xdg != nullptr && *xdg != '\0' && fs::path(xdg).is_absolute()) {
+    return fs::path(xdg) / "occtune" / "occtune.db";
+  }
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return fs::path(home) / ".cache" / "occtune" / "occtune.db";
+  // No HOME (some service managers): a relative path still names a usable file.
+  return fs::path(".cache") / "occtune" / "occtune.db";
+}
+
+Store Store::open(const std::filesystem::path& path, OpenMode mode) {
+  const bool memory = path.native() == ":memory:";
+  // An in-memory database starts empty, so it is always opened for writing and given the schema.
+  const bool writable = memory || mode == OpenMode::kReadWrite;
+  if (path.empty()) cannot_open(path, "the path is empty");
+
+  if (!memory) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    const bool exists = fs::exists(status);
+    if (!exists && status.type() != fs::file_type::not_found && ec) {
+      cannot_open(path, ec.message());
+    }
+    if (fs::is_directory(status)) cannot_open(path, "it is a directory");
+    if (!writable && !exists) {
+      fail(
+          ExitCode::kNotFound,
+          fmt::format("no database at '{}'; run `occtune tune` first or pass --db", path.string()));
+    }
+    if (writable) check_writable_location(path, exists);
+  }
+
+  std::unique_ptr<SQLite::Database> db;
+  const char* stage = "opening the file";  // named in the message: locks differ per step
+  try {
+    const int flags =
+        writable ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
+    db = std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
+    // SQLite silently falls back to read-only when it may not write the file.
+    if (writable && sqlite3_db_readonly(db->getHandle(), "main") == 1) {
+      cannot_open(path, "the file is not writable");
+    }
+    db->exec("PRAGMA foreign_keys = ON");
+    db->exec("PRAGMA synchronous = NORMAL");
+    stage = "reading the header";
+    schema::FileState state;
+    {
+      SQLite::Transaction snapshot(*db);  // the header and the table list from one moment
+      state = schema::inspect(*db);
+      snapshot.commit();
+    }
+    // Everything that can refuse the file runs before the first write, so a refused file stays
+    // byte-for-byte untouched.
+    schema::check_compatible(state, path, writable ? OpenMode::kReadWrite : OpenMode::kReadOnly);
+    if (writable && state.user_version < kSchemaVersion) {
+      stage = "migrating the schema";
+      schema::migrate(*db, path);
+    }
+    if (writable && !memory) {
+      stage = "switching to WAL";
+      switch_to_wal(*db);
+    }
+  } catch (const SQLite::Exception& e) {
+    cannot_open(path, fmt::format("{} while {}", sqlite_reason(e), stage));
+  }
+  return Store(path, std::move(db));
+}
+
+std::int64_t Store::begin_run(const RunStart& start) {
+  return write_transaction(*db_, path_, "starting a run", [&] {
+    std::int64_t device_id = 0;
+    {
+      SQLite::Statement upsert(
+          *db_, fmt::format("INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, "
+                            "driver_version, runtime_version, properties_json, first_seen_at, "
+                            "last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {0}, {0}) "
+                            "ON CONFLICT (uuid, name, cc_major, cc_minor, sm_count, "
+                            "driver_version, runtime_version) DO UPDATE SET "
+                            "properties_json = excluded.properties_json, "
+                            "last_seen_at = excluded.last_seen_at RETURNING id",
+                            kNow));
+      const DeviceInfo& d = start.device;
+      Binder{upsert}(d.uuid)(d.name)(d.cc_major)(d.cc_minor)(d.sm_count)(d.driver_version)(
+          d.runtime_version)(codec::device_json(d));
+      upsert.executeStep();
+      device_id = upsert.getColumn(0).getInt64();
+    }
+    SQLite::Statement insert(
+        *db_, fmt::format("INSERT INTO runs (device_id, kernel, build_id, dtype, m, n, k, status, "
+                          "started_at, tool_version, argv_json, policy_json) VALUES "
+                          "(?, ?, ?, ?, ?, ?, ?, 'running', {}, ?, ?, ?)",
+                          kNow));
+    Binder{insert}(device_id)(start.kernel)(start.build_id)(start.dtype)(start.shape.m)(
+        start.shape.n)(start.shape.k)(start.tool_version)(codec::strings_json(start.argv))(
+        codec::policy_json(start.policy));
+    insert.exec();
+    return db_->getLastInsertRowid();
+  });
+}
+
+void Store::add_measurement(std::int64_t run_id, const Measurement& m) {
+  write_transaction(*db_, path_, "storing a measurement", [&] {
+    SQLite::Statement insert(
+        *db_,
+        "INSERT INTO measurements (run_id, variant, params, origin, step, suggested_block, "
+        "block_limit, threads, tile, dynamic_smem, registers, active_blocks_per_sm, occupancy, "
+        "limiter, grid_x, grid_y, waves, rejection, outcome, error, rel_error, sample_count, "
+        "min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, flops, gflops, "
+        "sm_clock_mhz) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const Candidate& c = m.candidate;
+    const Summary& s = m.timing.summary;
+    const std::string symbol = c.variant ? c.variant->symbol : std::string();
+    const std::string params = c.variant ? c.variant->label() : std::string();
+    Binder bind(insert);
+    bind(run_id)(symbol)(params)(c.origin)(c.step)(c.suggested_block)(c.block_limit);
+    bind(c.threads)(c.tile)(c.dynamic_smem)(c.registers)(c.active_blocks_per_sm)(c.occupancy);
+    bind(c.limiter)(c.grid_x)(c.grid_y)(c.waves)(c.rejection)(to_string(m.outcome))(m.error);
+    if (m.rel_error < 0) {
+      bind.null();
+    } else {
+      bind(m.rel_error);
+    }
+    bind(s.count)(s.min)(s.q1)(s.median)(s.q3)(s.max)(s.mean)(
+        codec::samples_json(m.timing.samples_ms))(m.flops)(m.gflops())(m.timing.sm_clock_mhz);
+    try {
+      insert.exec();
+    } catch (const SQLite::Exception& e) {
+      if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_FOREIGNKEY) no_such_run(path_, run_id);
+      throw;
+    }
+  });
+}
+
+void Store::set_reference(std::int64_t run_id, const Timing& cublas) {
+  write_transaction(*db_, path_, "storing the cuBLAS reference", [&] {
+    SQLite::Statement update(
+        *db_,
+        "UPDATE runs SET cublas_count = ?, cublas_min_ms = ?, cublas_q1_ms = ?, "
+        "cublas_median_ms = ?, cublas_q3_ms = ?, cublas_max_ms = ?, cublas_mean_ms = ?, "
+        "cublas_samples_json = ?, cublas_sm_clock_mhz = ? WHERE id = ?");
+    const Summary& s = cublas.summary;
+    Binder{update}(s.count)(s.min)(s.q1)(s.median)(s.q3)(s.max)(s.mean)(
+        codec::samples_json(cublas.samples_ms))(cublas.sm_clock_mhz)(run_id);
+    if (update.exec() == 0) no_such_run(path_, run_id);
+  });
+}
+
+void Store::finish_run(std::int64_t run_id, RunStatus status) {
+  write_transaction(*db_, path_, "finishing a run", [&] {
+    SQLite::Statement update(
+        *db_, fmt::format("UPDATE runs SET status = ?1, finished_at = CASE WHEN ?1 = 'running' "
+                          "THEN NULL ELSE {} END WHERE id = ?2",
+                          kNow));
+    Binder{update}(to_string(status))(run_id);
+    if (update.exec() == 0) no_such_run(path_, run_id);
+  });
+}
+
+std::optional<BestEntry> Store::best(const CacheKey& key) {
+  return read_snapshot(
+      *db_, path_, "looking up the best configuration", [&]() -> std::optional<BestEntry> {
+        SQLite::Statement find_run(
+            *db_, fmt::format("SELECT {} FROM runs r JOIN devices d ON d.id = r.device_id "
+                              "WHERE {} AND r.status = 'complete' "
+                              "ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
+                              kRunColumns, kKeyWhere));
+        Binder bind(find_run);
+        bind_key(bind, key);
+        if (!find_run.executeStep()) return std::nullopt;
+        BestEntry entry;
+        entry.run = read_run(find_run);
+
+        // A zero median is not a timing (an ok row without samples); it must not win.
+        SQLite::Statement find_best(*db_,
+                                    fmt::format("SELECT {} FROM measurements WHERE run_id = ? AND "
+                                                "outcome = 'ok' AND median_ms > 0 "
+                                                "ORDER BY median_ms, id LIMIT 1",
+                                                kMeasurementColumns));
+        Binder{find_best}(entry.run.id);
+        if (!find_best.executeStep()) return std::nullopt;
+        entry.best = read_measurement(find_best);
+        return entry;
+      });
+}
+
+std::vector<StoredMeasurement> Store::measurements(std::int64_t run_id) {
+  return read_snapshot(*db_, path_, "reading measurements", [&] {
+    SQLite::Statement query(*db_,
+                            fmt::format("SELECT {} FROM measurements WHERE run_id = ? ORDER BY id",
+                                        kMeasurementColumns));
+    Binder{query}(run_id);
+    std::vector<StoredMeasurement> out;
+    while (query.executeStep()) out.push_back(read_measurement(query));
+    return out;
+  });
+}
+
+std::vector<StoredRun> Store::runs() {
+  return read_snapshot(*db_, path_, "reading runs", [&] {
+    SQLite::Statement query(
+        *db_, fmt::format("SELECT {} FROM runs r JOIN devices d ON d.id = r.device_id "
+                          "ORDER BY r.started_at DESC, r.id DESC",
+                          kRunColumns));
+    std::vector<StoredRun> out;
+    while (query.executeStep()) out.push_back(read_run(query));
+    return out;
+  });
+}
+
+std::vector<DeviceInfo> Store::devices() {
+  return read_snapshot(*db_, path_, "reading devices", [&] {
+    SQLite::Statement query(
+        *db_, fmt::format("SELECT {} FROM devices d {}", kDeviceColumns, kDeviceOrder));
+    std::vector<DeviceInfo> out;
+    while (query.executeStep()) out.push_back(read_device(query));
+    return out;
+  });
+}
+
+std::optional<DeviceInfo> Store::device_by_uuid(const std::string& uuid) {
+  return read_snapshot(*db_, path_, "looking up a device", [&]() -> std::optional<DeviceInfo> {
+    SQLite::Statement query(
+        *db_, fmt::format("SELECT {} FROM devices d WHERE d.uuid = ? {} LIMIT 1", kDeviceColumns,
+                          kDeviceOrder));
+    Binder{query}(uuid);
+    if (!query.executeStep()) return std::nullopt;
+    return read_device(query);
+  });
+}
+
+std::vector<CacheKey> Store::near_keys(const CacheKey& key) {
+  return read_snapshot(*db_, path_, "looking up related entries", [&] {
+    SQLite::Statement query(
+        *db_,
+        "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
+        "d.runtime_version, r.build_id, r.dtype, MAX(r.id) AS newest "
+        "FROM runs r JOIN devices d ON d.id = r.device_id "
+        "WHERE r.kernel = ? AND r.m = ? AND r.n = ? AND r.k = ? AND r.status = 'complete' "
+        "GROUP BY d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
+        "d.runtime_version, r.build_id, r.dtype ORDER BY newest DESC");
+    Binder{query}(key.kernel)(key.shape.m)(key.shape.n)(key.shape.k);
+    std::vector<CacheKey> out;
+    while (query.executeStep()) {
+      Row row(query);
+      CacheKey near;
+      near.device_uuid = row.next_string();
+      near.device_name = row.next_string();
+      near.cc_major = row.next_int();
+      near.cc_minor = row.next_int();
+      near.sm_count = row.next_int();
+      near.driver_version = row.next_int();
+      near.runtime_version = row.next_int();
+      near.build_id = row.next_string();
+      near.dtype = row.next_string();
+      near.kernel = key.kernel;
+      near.shape = key.shape;
+      if (!same_key(near, key)) out.push_back(std::move(near));
+    }
+    return out;
+  });
+}
+
+int Store::schema_version() {
+  return read_snapshot(*db_, path_, "reading the schema version",
+                       [&] { return db_->execAndGet("PRAGMA user_version").getInt(); });
+}
+
+}  // namespace occtune::db

@@ -1,0 +1,18 @@
+// Look-ups over the generated manifest table (the table itself is generated at build time).
+#include "kernels/kernel_manifest.hpp"
+
+namespace occtune::kernels {
+
+ResourceLookup find_kernel_resources(std::string_view symbol, int arch) {
+  const KernelResources* below = nullptr;
+  const KernelResources* lowest = nullptr;
+  for (auto& r : kernel_resources()) {
+    if (r.symbol != symbol) continue;
+    if (r.arch == arch) return {&r, true};
+    if (r.arch < arch && (!below || r.arch > below->arch)) below = &r;
+    if (!lowest || r.arch < lowest->arch) lowest = &r;
+  }
+  return {below ? below : lowest, false};
+}
+
+}  // namespace occtune::kernels

@@ -1,0 +1,164 @@
+// The explicit registry: every kernel variant occtune can launch is registered here, by one call
+// each, in register_all(). Adding a variant means adding a line below, nothing else.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "kernels/launch.cuh"
+#include "kernels/tiled.cuh"
+
+namespace occtune::kernels {
+namespace {
+
+struct Entry {
+  VariantInfo info;
+  const void* function = nullptr;
+  cudaError_t (*launch)(const GemmArgs&, dim3, dim3, size_t, cudaStream_t) = nullptr;
+};
+
+template <class Variant>
+cudaError_t launch_entry(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
+                         cudaStream_t stream) {
+  gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
+  return cudaGetLastError();
+}
+
+struct Registry {
+  std::vector<FamilyInfo> families;
+  std::vector<Entry> entries;
+  std::vector<VariantInfo> infos;
+
+  // Registers the instantiation gemm_entry<Variant> under `symbol`, the trait type as written,
+  // which is also how the build-time manifest names it.
+  template <class Variant>
+  void add(const char* symbol, std::string family, std::vector<Param> params, int block_x,
+           int block_y, int tile_m, int tile_n, size_t dynamic_smem) {
+    Entry e;
+    e.info = VariantInfo{std::move(family), symbol, std::move(params), block_x, block_y,
+                         tile_m, tile_n, dynamic_smem};
+    e.function = reinterpret_cast<const void*>(&gemm_entry<Variant>);
+    e.launch = &launch_entry<Variant>;
+    entries.push_back(std::move(e));
+  }
+};
+
+size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }
+
+// Registers a square-block variant under its own spelling ("TiledDynamic<16>"), which is how
+// the build-time manifest names its instantiation of gemm_entry.
+#define OCCTUNE_ADD_SQUARE(r, Variant, family, param, width, smem) \
+  r.add<Variant>(#Variant, family, {{param, width}}, width, width, width, width, smem)
+
+void register_all(Registry& r) {
+  r.families.push_back({"tiled_dynamic",
+                        "textbook tiled GEMM, dynamic shared memory, compile-time tile width "
+                        "chosen from occupancy-API candidates",
+                        false, "TiledDynamic<0>", &tiled_dynamic_smem, 4});
+  r.families.push_back({"tiled_static", "textbook tiled GEMM, static shared memory (baseline)",
+                        true, "", nullptr, 1});
+  r.families.push_back({"naive", "one output per thread from global memory (baseline)", true, "",
+                        nullptr, 1});
+
+  // The run-time-tile kernel the textbook method asks the Occupancy API about. It is not a
+  // candidate itself (docs/architecture.md): the tile it suggests is launched specialised.
+  r.add<TiledDynamic<0>>("TiledDynamic<0>", "tiled_dynamic_generation", {{"tile", 0}}, 0, 0, 0,
+                         0, 0);
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<1>, "tiled_dynamic", "tile", 1, tiled_dynamic_smem(1));
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<2>, "tiled_dynamic", "tile", 2, tiled_dynamic_smem(4));
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<4>, "tiled_dynamic", "tile", 4, tiled_dynamic_smem(16));
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<8>, "tiled_dynamic", "tile", 8, tiled_dynamic_smem(64));
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<16>, "tiled_dynamic", "tile", 16, tiled_dynamic_smem(256));
+  OCCTUNE_ADD_SQUARE(r, TiledDynamic<32>, "tiled_dynamic", "tile", 32, tiled_dynamic_smem(1024));
+  OCCTUNE_ADD_SQUARE(r, TiledStatic<8>, "tiled_static", "tile", 8, 0);
+  OCCTUNE_ADD_SQUARE(r, TiledStatic<16>, "tiled_static", "tile", 16, 0);
+  OCCTUNE_ADD_SQUARE(r, TiledStatic<32>, "tiled_static", "tile", 32, 0);
+  OCCTUNE_ADD_SQUARE(r, Naive<8>, "naive", "block", 8, 0);
+  OCCTUNE_ADD_SQUARE(r, Naive<16>, "naive", "block", 16, 0);
+  OCCTUNE_ADD_SQUARE(r, Naive<32>, "naive", "block", 32, 0);
+}
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry built;
+    register_all(built);
+    for (auto& e : built.entries) built.infos.push_back(e.info);
+    return built;
+  }();
+  return r;
+}
+
+const Entry* find_entry(std::string_view symbol) {
+  for (auto& e : registry().entries)
+    if (e.info.symbol == symbol) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+int VariantInfo::param(std::string_view name, int fallback) const {
+  for (auto& p : params)
+    if (p.name == name) return p.value;
+  return fallback;
+}
+
+std::string VariantInfo::label() const {
+  std::string out;
+  for (auto& p : params) {
+    if (!out.empty()) out += ",";
+    out += p.name + "=" + std::to_string(p.value);
+  }
+  return out;
+}
+
+const std::vector<FamilyInfo>& families() { return registry().families; }
+const std::vector<VariantInfo>& variants() { return registry().infos; }
+
+const FamilyInfo* find_family(std::string_view name) {
+  for (auto& f : registry().families)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<const VariantInfo*> variants_of(std::string_view family) {
+  std::vector<const VariantInfo*> out;
+  for (auto& v : registry().infos)
+    if (v.family == family) out.push_back(&v);
+  return out;
+}
+
+const VariantInfo* find_tile_variant(std::string_view family, int tile) {
+  for (auto& v : registry().infos)
+    if (v.family == family && v.param("tile") == tile) return &v;
+  return nullptr;
+}
+
+std::string family_names() {
+  std::string out;
+  for (auto& f : registry().families) out += (out.empty() ? "" : ", ") + f.name;
+  return out;
+}
+
+const void* kernel_function(std::string_view symbol) {
+  auto* e = find_entry(symbol);
+  return e ? e->function : nullptr;
+}
+
+dim3 grid_for(const VariantInfo& v, int m, int n) {
+  return dim3(unsigned((n + v.tile_n - 1) / v.tile_n), unsigned((m + v.tile_m - 1) / v.tile_m), 1);
+}
+
+cudaError_t launch_variant(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
+  auto* e = find_entry(v.symbol);
+  if (!e) return cudaErrorInvalidDeviceFunction;
+  if (v.dynamic_smem > 48 * 1024) {
+    auto err = cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(v.dynamic_smem));
+    if (err != cudaSuccess) return err;
+  }
+  return e->launch(args, grid_for(v, args.m, args.n), dim3(unsigned(v.block_x), unsigned(v.block_y)),
+                   v.dynamic_smem, stream);
+}
+
+}  // namespace occtune::kernels

@@ -1,0 +1,55 @@
+// The explicit registry of GEMM kernel variants (host view: no CUDA types). Every variant is a
+// compile-time instantiation registered by name in registry.cu; front ends, the planner and the
+// store see only this metadata. The launch side lives in launch.cuh.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace occtune::kernels {
+
+struct Param {
+  std::string name;
+  int value = 0;
+};
+
+struct VariantInfo {
+  std::string family;          // "tiled_dynamic", "tiled_static", "naive", ...
+  std::string symbol;          // manifest key, the trait type as written: "TiledDynamic<16>"
+  std::vector<Param> params;   // the tunable parameters, e.g. {{"tile", 16}}
+  int block_x = 0;             // thread-block shape
+  int block_y = 0;
+  int tile_m = 0;              // rows of C computed by one block
+  int tile_n = 0;              // columns of C computed by one block
+  std::size_t dynamic_smem = 0;  // bytes of dynamic shared memory at launch
+
+  int threads() const { return block_x * block_y; }
+  int param(std::string_view name, int fallback = 0) const;
+  std::string label() const;   // "tile=16"
+};
+
+using SmemForThreads = std::size_t (*)(int threads);
+
+struct FamilyInfo {
+  std::string name;
+  std::string description;
+  bool baseline = false;       // a reference point in the table, not the kernel being tuned
+  // Textbook occupancy generation: the run-time-tile entry the occupancy API is asked about and
+  // the dynamic shared memory it needs per block size. Empty/nullptr: the family's candidates
+  // are its registered variants, each annotated with its occupancy.
+  std::string generation_symbol;
+  SmemForThreads smem_for_threads = nullptr;
+  int default_min_tile = 1;
+};
+
+const std::vector<FamilyInfo>& families();
+const std::vector<VariantInfo>& variants();
+const FamilyInfo* find_family(std::string_view name);
+std::vector<const VariantInfo*> variants_of(std::string_view family);
+// The variant of a square-tile family with this tile width, or nullptr.
+const VariantInfo* find_tile_variant(std::string_view family, int tile);
+std::string family_names();  // "tiled_dynamic, tiled_static, naive"
+
+}  // namespace occtune::kernels

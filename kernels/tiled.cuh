@@ -1,0 +1,80 @@
+// The textbook shared-memory tiled GEMM (one output per thread, square TW x TW tiles of A and B
+// staged through shared memory), in three forms that differ only in where the tiles live:
+//   TiledDynamic<TW>  dynamic shared memory sized at launch, TW fixed at compile time (the
+//                     mission's kernel; specialising TW lets the compiler unroll the inner loop
+//                     and fold the index arithmetic, which a run-time TW cannot);
+//   TiledDynamic<0>   dynamic shared memory and a run-time TW = blockDim.x: the kernel the
+//                     textbook occupancy method asks the Occupancy API about;
+//   TiledStatic<TW>   static __shared__ arrays, the textbook baseline.
+#pragma once
+
+#include "kernels/gemm_entry.cuh"
+
+namespace occtune::kernels {
+
+// Shared by all three: loads one tile pair per step, zero-filling outside the matrices so any
+// M, N, K works, and accumulates in registers.
+template <int TW>
+__device__ __forceinline__ void tiled_gemm_body(const GemmArgs& p, float* as, float* bs, int tw) {
+  const int tile = TW > 0 ? TW : tw;
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * tile + ty;
+  const int col = blockIdx.x * tile + tx;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < p.k; k0 += tile) {
+    const int a_col = k0 + tx;
+    const int b_row = k0 + ty;
+    as[ty * tile + tx] = (row < p.m && a_col < p.k) ? p.a[size_t(row) * p.lda + a_col] : 0.0f;
+    bs[ty * tile + tx] = (b_row < p.k && col < p.n) ? p.b[size_t(b_row) * p.ldb + col] : 0.0f;
+    __syncthreads();
+    if constexpr (TW > 0) {
+#pragma unroll
+      for (int i = 0; i < TW; ++i) acc = fmaf(as[ty * TW + i], bs[i * TW + tx], acc);
+    } else {
+      for (int i = 0; i < tile; ++i) acc = fmaf(as[ty * tile + i], bs[i * tile + tx], acc);
+    }
+    __syncthreads();
+  }
+  if (row < p.m && col < p.n) p.c[size_t(row) * p.ldc + col] = acc;
+}
+
+template <int TW>
+struct TiledDynamic {
+  static constexpr int kMaxThreads = TW > 0 ? TW * TW : 1024;
+  static constexpr size_t smem_bytes(int threads) { return 2 * size_t(threads) * sizeof(float); }
+  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    const int tw = TW > 0 ? TW : int(blockDim.x);
+    float* as = reinterpret_cast<float*>(smem);
+    float* bs = as + tw * tw;
+    tiled_gemm_body<TW>(p, as, bs, tw);
+  }
+};
+
+template <int TW>
+struct TiledStatic {
+  static_assert(TW > 0, "the static kernel needs a compile-time tile");
+  static constexpr int kMaxThreads = TW * TW;
+  __device__ static void run(const GemmArgs& p, unsigned char*) {
+    __shared__ float as[TW * TW];
+    __shared__ float bs[TW * TW];
+    tiled_gemm_body<TW>(p, as, bs, TW);
+  }
+};
+
+// One output per thread straight from global memory: the floor every tiled kernel must beat.
+template <int BLOCK>
+struct Naive {
+  static constexpr int kMaxThreads = BLOCK * BLOCK;
+  __device__ static void run(const GemmArgs& p, unsigned char*) {
+    const int row = blockIdx.y * BLOCK + threadIdx.y;
+    const int col = blockIdx.x * BLOCK + threadIdx.x;
+    if (row >= p.m || col >= p.n) return;
+    float acc = 0.0f;
+    for (int i = 0; i < p.k; ++i)
+      acc = fmaf(p.a[size_t(row) * p.lda + i], p.b[size_t(i) * p.ldb + col], acc);
+    p.c[size_t(row) * p.ldc + col] = acc;
+  }
+};
+
+}  // namespace occtune::kernels

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# End to end on a GPU: tune into a temporary database, then query it by index and by UUID (the
+# UUID query must work from the database alone), in table and JSON form. Exit 77 = skipped.
+set -euo pipefail
+occtune=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! "$occtune" devices --format json >"$tmp/devices.json" 2>"$tmp/devices.err"; then
+  echo "skipped: $(cat "$tmp/devices.err")"
+  exit 77
+fi
+uuid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["uuid"])' "$tmp/devices.json")
+db="$tmp/tune.db"
+
+"$occtune" tune --db "$db" --shape 512x512x512 --shape 17x1000x33 --samples 5 --quiet \
+  --format json >"$tmp/tune.json"
+python3 - "$tmp/tune.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema_version"] == 1 and doc["kind"] == "tune", doc.keys()
+assert len(doc["shapes"]) == 2
+for shape in doc["shapes"]:
+    assert shape["cublas"]["timing"]["median_ms"] > 0
+    kernels = {k["kernel"]: k for k in shape["kernels"]}
+    assert set(kernels) == {"tiled_dynamic", "tiled_static", "naive"}, kernels.keys()
+    for k in kernels.values():
+        w = k["winner"]
+        assert w >= 0, f"no winner for {k['kernel']} at {shape['shape']}"
+        best = k["candidates"][w]
+        assert best["status"] == "ok"
+        oks = [c for c in k["candidates"] if c["status"] == "ok"]
+        assert best["timing"]["median_ms"] == min(c["timing"]["median_ms"] for c in oks)
+        for c in k["candidates"]:
+            assert c["status"] in ("ok", "exceeds_limits"), c
+            if c["status"] == "ok":
+                assert 0 <= c["rel_error"] < 1e-5, c
+print("tune json ok")
+PY
+
+"$occtune" query --db "$db" --device 0 --shape 512x512x512 | tee "$tmp/q1.txt"
+grep -q "tiled_dynamic" "$tmp/q1.txt"
+# By UUID: reads only the database. CUDA_VISIBLE_DEVICES= hides every GPU, so any CUDA use fails.
+CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 17x1000x33 \
+  --format json >"$tmp/q2.json"
+python3 - "$tmp/q2.json" "$uuid" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema_version"] == 1 and doc["kind"] == "query"
+assert doc["key"]["device_uuid"] == sys.argv[2]
+assert doc["key"]["shape"] == "17x1000x33"
+assert doc["best"]["timing"]["median_ms"] > 0 and doc["ratio_to_cublas"] > 0
+print("query json ok")
+PY
+# A shape never tuned: exit 3 with a message naming the shape.
+set +e
+CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 9x9x9 2>"$tmp/miss.err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || { echo "expected exit 3, got $rc"; exit 1; }
+grep -q "9x9x9" "$tmp/miss.err"
+echo "e2e gpu tune/query: ok"

@@ -1,0 +1,166 @@
+// The textbook occupancy walk: snapping, the lowered-limit widening, annotation and rejection,
+// with a scripted oracle (exact control) and with the offline twin on shipped profiles.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
+
+namespace occtune {
+namespace {
+
+TEST(Snapping, PowersOfFour) {
+  EXPECT_EQ(snap_to_power_of_four(0), 0);
+  EXPECT_EQ(snap_to_power_of_four(1), 1);
+  EXPECT_EQ(snap_to_power_of_four(3), 1);
+  EXPECT_EQ(snap_to_power_of_four(4), 4);
+  EXPECT_EQ(snap_to_power_of_four(15), 4);
+  EXPECT_EQ(snap_to_power_of_four(16), 16);
+  EXPECT_EQ(snap_to_power_of_four(255), 64);
+  EXPECT_EQ(snap_to_power_of_four(256), 256);
+  EXPECT_EQ(snap_to_power_of_four(768), 256);
+  EXPECT_EQ(snap_to_power_of_four(1023), 256);
+  EXPECT_EQ(snap_to_power_of_four(1024), 1024);
+  EXPECT_EQ(integer_sqrt(1024), 32);
+  EXPECT_EQ(integer_sqrt(256), 16);
+  EXPECT_EQ(integer_sqrt(4), 2);
+  EXPECT_EQ(integer_sqrt(1), 1);
+}
+
+// Answers scripted per limit; records what it was asked.
+class ScriptedOracle : public OccupancyOracle {
+ public:
+  std::map<int, int> block_for_limit;
+  std::vector<int> limits_asked;
+  int max_potential_block_size(const std::string& symbol, SmemForThreads smem, int limit) override {
+    EXPECT_EQ(symbol, "TiledDynamic<0>");
+    EXPECT_EQ(smem(256), 2u * 256 * sizeof(float));  // the textbook smem: 2 * block * sizeof(T)
+    limits_asked.push_back(limit);
+    auto it = block_for_limit.find(limit);
+    return it == block_for_limit.end() ? std::min(limit, 1024) : it->second;
+  }
+  OccupancyAnswer active_blocks(const std::string&, int threads, std::size_t) override {
+    return {threads >= 256 ? 2048 / threads : 8, "warps", 32};
+  }
+  std::string description() const override { return "scripted"; }
+};
+
+DeviceInfo fake_device() {
+  DeviceInfo d;
+  d.name = "fake";
+  d.sm_count = 10;
+  d.max_threads_per_block = 1024;
+  d.max_threads_per_sm = 2048;
+  d.shared_mem_per_block = 48 * 1024;
+  d.shared_mem_per_block_optin = 100 * 1024;
+  return d;
+}
+
+TEST(CandidateGeneration, WalksDownFromEachSnappedAnswer) {
+  ScriptedOracle oracle;
+  oracle.block_for_limit = {{1024, 768}, {255, 224}, {63, 63}, {15, 12}};
+  auto plan = plan_family(*kernels::find_family("tiled_dynamic"), fake_device(),
+                          Shape{1000, 1000, 1000}, oracle, 4);
+  ASSERT_EQ(plan.candidates.size(), 3u);
+  // 768 -> 256 threads (tile 16); limit 255 -> 224 -> 64 (tile 8); limit 63 -> 63 -> 16 (tile 4);
+  // limit 15 -> 12 -> 4 threads (tile 2) is below min_tile 4: stop.
+  EXPECT_EQ(oracle.limits_asked, (std::vector<int>{1024, 255, 63, 15}));
+  const int tiles[] = {16, 8, 4}, suggested[] = {768, 224, 63}, limits[] = {1024, 255, 63};
+  for (int i = 0; i < 3; ++i) {
+    auto& c = plan.candidates[size_t(i)];
+    EXPECT_EQ(c.tile, tiles[i]);
+    EXPECT_EQ(c.threads, tiles[i] * tiles[i]);
+    EXPECT_EQ(c.variant->symbol, "TiledDynamic<" + std::to_string(tiles[i]) + ">");
+    EXPECT_EQ(c.dynamic_smem, 2u * c.threads * sizeof(float));
+    EXPECT_EQ(c.suggested_block, suggested[i]);
+    EXPECT_EQ(c.block_limit, limits[i]);
+    EXPECT_EQ(c.step, i + 1);
+    EXPECT_EQ(c.origin, "occupancy-api");
+    EXPECT_EQ(c.grid_x, (1000 + tiles[i] - 1) / tiles[i]);
+    EXPECT_EQ(c.grid_y, c.grid_x);
+    EXPECT_TRUE(c.rejection.empty()) << c.rejection;
+  }
+  // tile 16: 2048/256 = 8 blocks/SM -> 64 warps of 64 = 100%, waves = 63*63 / (8*10)
+  EXPECT_DOUBLE_EQ(plan.candidates[0].occupancy, 1.0);
+  EXPECT_DOUBLE_EQ(plan.candidates[0].waves, 63.0 * 63.0 / 80.0);
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes.back().find("smallest useful tile"), std::string::npos);
+}
+
+TEST(CandidateGeneration, MinTileOneGoesAllTheWayDown) {
+  ScriptedOracle oracle;
+  auto plan = plan_family(*kernels::find_family("tiled_dynamic"), fake_device(),
+                          Shape{64, 64, 64}, oracle, 1);
+  std::vector<int> tiles;
+  for (auto& c : plan.candidates) tiles.push_back(c.tile);
+  EXPECT_EQ(tiles, (std::vector<int>{32, 16, 8, 4, 2, 1}));
+}
+
+TEST(CandidateGeneration, RejectsWhatTheDeviceCannotRun) {
+  ScriptedOracle oracle;
+  DeviceInfo small = fake_device();
+  small.max_threads_per_block = 512;
+  small.max_grid_y = 10;
+  auto c = annotate(*kernels::find_tile_variant("tiled_dynamic", 32), small, Shape{64, 64, 64},
+                    oracle);
+  EXPECT_NE(c.rejection.find("1024 threads"), std::string::npos) << c.rejection;
+  auto g = annotate(*kernels::find_tile_variant("tiled_dynamic", 4), small, Shape{64, 64, 64},
+                    oracle);
+  EXPECT_NE(g.rejection.find("grid"), std::string::npos) << g.rejection;
+}
+
+TEST(CandidateGeneration, BaselineFamiliesUseTheirRegisteredVariants) {
+  ScriptedOracle oracle;
+  auto plan = plan_family(*kernels::find_family("tiled_static"), fake_device(),
+                          Shape{100, 100, 100}, oracle);
+  EXPECT_TRUE(oracle.limits_asked.empty());
+  ASSERT_EQ(plan.candidates.size(), 3u);
+  for (auto& c : plan.candidates) {
+    EXPECT_EQ(c.origin, "registered");
+    EXPECT_EQ(c.dynamic_smem, 0u);
+  }
+}
+
+// The textbook method on an H100 picks 1024 threads (design.md section 1), and 32x32, 16x16 and
+// 8x8 all reach 100% theoretical occupancy; 4x4 is held by the 32-block limit to 32 warps of
+// 64 (50% in warps, which is how CUDA counts occupancy; each 16-thread block fills half a warp).
+TEST(CandidateGeneration, OfflineTwinOnTheH100Profile) {
+  auto h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  auto plan = plan_family(*kernels::find_family("tiled_dynamic"), h100, Shape{4096, 4096, 4096},
+                          oracle, 4);
+  ASSERT_EQ(plan.candidates.size(), 4u);
+  EXPECT_EQ(plan.candidates[0].tile, 32);
+  EXPECT_EQ(plan.candidates[0].suggested_block, 1024);
+  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(plan.candidates[size_t(i)].occupancy, 1.0) << i;
+  EXPECT_EQ(plan.candidates[3].tile, 4);
+  EXPECT_EQ(plan.candidates[3].active_blocks_per_sm, 32);
+  EXPECT_EQ(plan.candidates[3].limiter, "blocks");
+  EXPECT_DOUBLE_EQ(plan.candidates[3].occupancy, 0.5);
+  // 4096/32 = 128 blocks per side, 2 blocks/SM on 132 SMs.
+  EXPECT_EQ(plan.candidates[0].active_blocks_per_sm, 2);
+  EXPECT_DOUBLE_EQ(plan.candidates[0].waves, 128.0 * 128.0 / (2 * 132));
+}
+
+TEST(CandidateGeneration, EveryShippedProfilePlansWithinItsLimits) {
+  for (auto& name : profile_names()) {
+    auto device = load_device_profile(name);
+    OfflineOccupancy oracle(device);
+    for (auto& family : kernels::families()) {
+      auto plan = plan_family(family, device, Shape{3001, 1000, 4097}, oracle);
+      EXPECT_FALSE(plan.candidates.empty()) << name << " " << family.name;
+      for (auto& c : plan.candidates) {
+        EXPECT_LE(c.threads, device.max_threads_per_block) << name;
+        EXPECT_LE(c.dynamic_smem, device.shared_mem_per_block_optin) << name;
+        EXPECT_GT(c.active_blocks_per_sm, 0) << name << " " << c.variant->symbol;
+        EXPECT_LE(c.active_blocks_per_sm, device.max_blocks_per_sm) << name;
+        EXPECT_LE(c.occupancy, 1.0) << name;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace occtune
