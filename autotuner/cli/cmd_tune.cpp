@@ -9,14 +9,12 @@
 #include <iostream>
 #include <memory>
 
+#include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/tune_report.hpp"
-#include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
-#include "autotuner/cuda/device_probe.hpp"
-#include "autotuner/cuda/runtime_occupancy.hpp"
-#include "autotuner/cuda/shape_bench.hpp"
+#include "autotuner/engine/tuner.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "db/store.hpp"
 #include "kernels/kernel_manifest.hpp"
@@ -35,6 +33,7 @@ struct TuneOptions {
   int warmup = -1;
   int min_tile = 0;
   bool quiet = false;
+  bool no_isolation = false;
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -60,16 +59,16 @@ JobConfig resolve_job(const TuneOptions& o) {
   return job;
 }
 
+// Progress on stderr: one live line on a terminal, plain lines otherwise, nothing with --quiet.
 class Progress {
  public:
-  Progress(bool quiet, int total) : quiet_(quiet), tty_(isatty(STDERR_FILENO)), total_(total) {}
-  void step(const std::string& what) {
-    ++done_;
+  explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO)) {}
+  void step(int done, int total, const std::string& what) {
     if (quiet_) return;
     if (tty_)
-      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done_, total_, what) << std::flush;
+      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, total, what) << std::flush;
     else
-      std::cerr << fmt::format("[{}/{}] {}\n", done_, total_, what);
+      std::cerr << fmt::format("[{}/{}] {}\n", done, total, what);
   }
   void finish() {
     if (!quiet_ && tty_) std::cerr << "\r\033[K" << std::flush;
@@ -77,93 +76,65 @@ class Progress {
 
  private:
   bool quiet_, tty_;
-  int total_, done_ = 0;
 };
 
-int run_tune(const TuneOptions& o, const Context& ctx) {
+int tune_command(const TuneOptions& o, const Context& ctx) {
   const Format format = parse_format(o.format);
   JobConfig job = resolve_job(o);
   const std::string db_path =
       resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
   // Inputs and the store are checked before any GPU work, so bad input never costs a context.
   auto store = db::Store::open(db_path);
-  DeviceInfo device = cuda::select_device(resolve(o.device, "OCCTUNE_DEVICE",
-                                                  job.device.value_or(""), ""));
-  const std::string build_id(kernels::kernel_build_id());
-  cuda::RuntimeOccupancy oracle(device);
+  auto backend = make_backend(
+      {resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""), !o.no_isolation});
+  const DeviceInfo& device = backend->device();
 
-  std::vector<std::vector<Plan>> plans;
-  int total = 0;
-  for (auto& shape : job.shapes) {
-    plans.emplace_back();
-    for (auto& name : job.kernels) {
-      plans.back().push_back(plan_family(*kernels::find_family(name), device, shape, oracle,
-                                         job.min_tile));
-      total += int(plans.back().back().candidates.size());
-    }
-  }
+  TuneRequest request{job.kernels, job.shapes, job.min_tile, job.policy, ctx.argv,
+                      OCCTUNE_VERSION, std::string(kernels::kernel_build_id())};
   if (format == Format::kTable)
     std::cout << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n\n",
-                             OCCTUNE_VERSION, device.index, device.name, device.uuid, build_id,
-                             store.path().string());
-
-  auto previous = std::signal(SIGINT, on_sigint);
-  Progress progress(o.quiet, total);
-  nlohmann::json shape_docs = nlohmann::json::array();
+                             OCCTUNE_VERSION, device.index, device.name, device.uuid,
+                             request.build_id, store.path().string());
   if (format == Format::kCsv) print_csv_header(std::cout);
-  bool context_lost = false;
-  for (size_t si = 0; si < job.shapes.size() && !g_interrupted && !context_lost; ++si) {
-    const Shape shape = job.shapes[si];
-    cuda::ShapeBench bench(device, shape, job.policy);
-    ShapeResult result{shape, bench.reference(), {}};
-    for (auto& plan : plans[si]) {
-      if (g_interrupted || context_lost) break;
-      KernelResult kr;
-      kr.kernel = plan.family;
-      kr.run_id = store.begin_run({device, plan.family, build_id, "f32", shape, OCCTUNE_VERSION,
-                                   ctx.argv, job.policy});
-      store.set_reference(kr.run_id, result.cublas);
-      for (auto& candidate : plan.candidates) {
-        if (g_interrupted) break;
-        Measurement m = bench.measure(candidate);
-        store.add_measurement(kr.run_id, m);  // committed at once: an interrupt loses nothing
-        progress.step(fmt::format("{} {} {}: {}{}", shape.str(), plan.family,
-                                  candidate.variant->label(), to_string(m.outcome),
-                                  m.outcome == Outcome::kOk
-                                      ? fmt::format(" {:.4f} ms", m.timing.summary.median)
-                                      : ""));
-        kr.measurements.push_back(std::move(m));
-      }
-      context_lost = bench.context_lost();
-      const auto status = g_interrupted  ? db::RunStatus::kInterrupted
-                          : context_lost ? db::RunStatus::kFailed
-                                         : db::RunStatus::kComplete;
-      store.finish_run(kr.run_id, status);
-      kr.winner = pick_winner(kr.measurements);
-      if (kr.winner < 0 && status == db::RunStatus::kComplete)
-        spdlog::warn("{} at {}: no candidate passed; nothing is cached for this key", plan.family,
-                     shape.str());
-      result.kernels.push_back(std::move(kr));
-    }
+
+  Progress progress(o.quiet);
+  nlohmann::json shape_docs = nlohmann::json::array();
+  TuneEvents events;
+  events.on_measurement = [&](const Shape& shape, const std::string& kernel, const Measurement& m,
+                              int done, int total) {
+    progress.step(done, total,
+                  fmt::format("{} {} {}: {}{}", shape.str(), kernel, m.candidate.variant->label(),
+                              to_string(m.outcome),
+                              m.outcome == Outcome::kOk
+                                  ? fmt::format(" {:.4f} ms", m.timing.summary.median)
+                                  : ""));
+  };
+  events.on_shape = [&](const ShapeResult& result) {
     progress.finish();
     if (format == Format::kTable) print_shape_table(std::cout, result);
     if (format == Format::kCsv) print_csv_rows(std::cout, device, result);
     if (format == Format::kJson) shape_docs.push_back(shape_json(result));
-  }
+  };
+
+  g_interrupted = false;
+  auto previous = std::signal(SIGINT, on_sigint);
+  TuneOutcome outcome = run_tune(*backend, store, request, events, g_interrupted);
   std::signal(SIGINT, previous);
+
   if (format == Format::kJson)
     std::cout << output::document("tune", {{"device", output::to_json(device)},
-                                           {"build_id", build_id},
+                                           {"build_id", request.build_id},
                                            {"policy", output::to_json(job.policy)},
                                            {"db", store.path().string()},
+                                           {"backend", backend->description()},
                                            {"shapes", shape_docs}})
                      .dump(2)
               << '\n';
-  if (context_lost)
+  if (outcome.context_lost)
     fail(ExitCode::kRuntime, "a candidate left the CUDA context unusable (recorded as 'crashed'); "
-                             "the remaining candidates were not run. Rerun without that kernel "
-                             "or see the stored error with `occtune query --explain`");
-  if (g_interrupted) {
+                             "the remaining candidates were not run. Rerun without that kernel, "
+                             "or without --no-isolation");
+  if (outcome.interrupted) {
     spdlog::warn("interrupted: the measurements so far are stored in {}", store.path().string());
     return int(ExitCode::kInterrupted);
   }
@@ -188,7 +159,9 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
   cmd->add_option("--warmup", o->warmup, "untimed launches before sampling");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width the occupancy walk goes to");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
-  cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return run_tune(*o, ctx); }; });
+  cmd->add_flag("--no-isolation", o->no_isolation,
+                "measure in this process instead of a worker (debugging)");
+  cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return tune_command(*o, ctx); }; });
 }
 
 }  // namespace occtune::cli

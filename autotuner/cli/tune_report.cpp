@@ -8,16 +8,6 @@
 
 namespace occtune::cli {
 
-int pick_winner(const std::vector<Measurement>& ms) {
-  int best = -1;
-  for (int i = 0; i < int(ms.size()); ++i) {
-    if (ms[size_t(i)].outcome != Outcome::kOk) continue;
-    if (best < 0 || ms[size_t(i)].timing.summary.median < ms[size_t(best)].timing.summary.median)
-      best = i;
-  }
-  return best;
-}
-
 namespace {
 
 double ratio(double cublas_ms, double ms) { return ms > 0 ? cublas_ms / ms : 0; }

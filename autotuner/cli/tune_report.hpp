@@ -9,24 +9,12 @@
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
+#include "autotuner/engine/tune_result.hpp"
 
 namespace occtune::cli {
 
-struct KernelResult {
-  std::string kernel;
-  std::int64_t run_id = 0;
-  std::vector<Measurement> measurements;
-  int winner = -1;  // index of the fastest ok measurement; -1 when none passed
-};
-
-struct ShapeResult {
-  Shape shape;
-  Timing cublas;
-  std::vector<KernelResult> kernels;
-};
-
-// The winner: the fastest `ok` measurement by median; a wrong or failed result never wins.
-int pick_winner(const std::vector<Measurement>& measurements);
+using occtune::KernelResult;
+using occtune::ShapeResult;
 
 void print_shape_table(std::ostream& out, const ShapeResult& result);
 nlohmann::json shape_json(const ShapeResult& result);

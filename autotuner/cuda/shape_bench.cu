@@ -115,17 +115,11 @@ struct ShapeBench::Impl {
       OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush.ptr, int(flush.count & 0xff), flush.count, stream));
   }
 
-  // Times `launch` with the policy; returns the launch error of the first failing launch.
-  cudaError_t time_launches(const std::function<cudaError_t()>& launch, Timing& timing) {
-    for (int i = 0; i < policy.warmup; ++i) {
-      flush_l2();
-      if (auto err = launch(); err != cudaSuccess) return err;
-    }
-    if (auto err = cudaStreamSynchronize(stream); err != cudaSuccess) return err;
-    // Slow candidates get fewer samples (never fewer than 5) so one bad tile cannot eat the
-    // run; the count actually taken is stored with the measurement.
-    int samples = policy.samples;
-    for (int i = 0; i < samples; ++i) {
+  // `count` timed launches, each after an L2 flush, CUDA events around the launch alone.
+  // Returns the first launch or synchronisation error.
+  cudaError_t sample_launches(const std::function<cudaError_t()>& launch, int count,
+                              SampleBatch& batch) {
+    for (int i = 0; i < count; ++i) {
       flush_l2();
       OCCTUNE_CUDA_CHECK(cudaEventRecord(start, stream));
       if (auto err = launch(); err != cudaSuccess) return err;
@@ -133,16 +127,29 @@ struct ShapeBench::Impl {
       if (auto err = cudaEventSynchronize(stop); err != cudaSuccess) return err;
       float ms = 0;
       OCCTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      timing.samples_ms.push_back(double(ms));
-      if (i == 0 && policy.max_seconds_per_candidate > 0) {
-        const int affordable = int(policy.max_seconds_per_candidate * 1000.0 / std::max(ms, 1e-3f));
-        samples = std::clamp(affordable, std::min(5, policy.samples), policy.samples);
-      }
+      batch.samples_ms.push_back(double(ms));
     }
-    timing.summary = summarize(timing.samples_ms);
-    timing.sm_clock_mhz = NvmlClock::instance().sm_clock_mhz(device.uuid);
+    batch.sm_clock_mhz = NvmlClock::instance().sm_clock_mhz(device.uuid);
     return cudaSuccess;
   }
+
+  cudaError_t warm_up(const std::function<cudaError_t()>& launch) {
+    for (int i = 0; i < policy.warmup; ++i) {
+      flush_l2();
+      if (auto err = launch(); err != cudaSuccess) return err;
+    }
+    return cudaStreamSynchronize(stream);
+  }
+
+  // Records a failure while sampling: a launch-time refusal leaves the stream healthy, an error
+  // at synchronisation (illegal address, trap) is sticky and ends this context.
+  void fail_batch(cudaError_t err, SampleBatch& batch) {
+    lost = cudaStreamSynchronize(stream) != cudaSuccess;
+    batch.outcome = lost ? Outcome::kCrashed : classify_launch_error(err);
+    batch.error = describe(err);
+  }
+
+  std::vector<std::string> warmed;  // candidates whose warm-up has run on this shape
 
   double relative_error(const float* out) {
     OCCTUNE_CUDA_CHECK(cudaMemsetAsync(parts.ptr, 0, 2 * sizeof(double), stream));
@@ -224,16 +231,32 @@ ShapeBench::~ShapeBench() {
 
 bool ShapeBench::context_lost() const { return impl_->lost; }
 
+SampleBatch ShapeBench::reference_samples(int count) {
+  auto& s = *impl_;
+  SampleBatch batch;
+  auto launch = [&] { return s.run_cublas(s.c.ptr); };
+  cudaError_t err = cudaSuccess;
+  if (!s.have_reference) {
+    err = s.warm_up(launch);
+    s.have_reference = true;
+  }
+  if (err == cudaSuccess) err = s.sample_launches(launch, count, batch);
+  OCCTUNE_CUDA_CHECK(err);  // cuBLAS failing is a runtime failure of the whole run
+  return batch;
+}
+
 const Timing& ShapeBench::reference() {
   auto& s = *impl_;
-  if (!s.have_reference) {
-    OCCTUNE_CUDA_CHECK(s.time_launches([&] { return s.run_cublas(s.c.ptr); }, s.reference));
-    s.have_reference = true;
+  if (s.reference.samples_ms.empty()) {
+    auto batch = reference_samples(s.policy.samples);
+    s.reference.samples_ms = batch.samples_ms;
+    s.reference.summary = summarize(batch.samples_ms);
+    s.reference.sm_clock_mhz = batch.sm_clock_mhz;
   }
   return s.reference;
 }
 
-Measurement ShapeBench::measure(const Candidate& candidate) {
+Measurement ShapeBench::check(const Candidate& candidate) {
   auto& s = *impl_;
   Measurement m;
   m.candidate = candidate;
@@ -248,13 +271,9 @@ Measurement ShapeBench::measure(const Candidate& candidate) {
     m.error = candidate.rejection;
     return m;
   }
-  const auto& variant = *candidate.variant;
   const auto args = s.args();
-  auto launch = [&] { return kernels::launch_variant(variant, args, s.stream); };
-
-  // One checked run on a NaN-poisoned output.
   OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.c.ptr, 0xff, s.c.count * sizeof(float), s.stream));
-  if (auto err = launch(); err != cudaSuccess) {
+  if (auto err = kernels::launch_variant(*candidate.variant, args, s.stream); err != cudaSuccess) {
     m.outcome = classify_launch_error(err);
     m.error = describe(err);
     return m;
@@ -272,14 +291,44 @@ Measurement ShapeBench::measure(const Candidate& candidate) {
     m.outcome = Outcome::kWrongResult;
     m.error = fmt::format("relative Frobenius error {:.3g} exceeds the tolerance {:.3g}",
                           m.rel_error, s.policy.tolerance);
+  }
+  return m;
+}
+
+SampleBatch ShapeBench::samples(const Candidate& candidate, int count) {
+  auto& s = *impl_;
+  SampleBatch batch;
+  if (s.lost) {
+    batch.outcome = Outcome::kCrashed;
+    batch.error = "not run: an earlier candidate left the CUDA context unusable";
+    return batch;
+  }
+  const auto args = s.args();
+  auto launch = [&] { return kernels::launch_variant(*candidate.variant, args, s.stream); };
+  const auto& symbol = candidate.variant->symbol;
+  if (std::find(s.warmed.begin(), s.warmed.end(), symbol) == s.warmed.end()) {
+    if (auto err = s.warm_up(launch); err != cudaSuccess) {
+      s.fail_batch(err, batch);
+      return batch;
+    }
+    s.warmed.push_back(symbol);
+  }
+  if (auto err = s.sample_launches(launch, count, batch); err != cudaSuccess) s.fail_batch(err, batch);
+  return batch;
+}
+
+Measurement ShapeBench::measure(const Candidate& candidate) {
+  Measurement m = check(candidate);
+  if (m.outcome != Outcome::kOk) return m;
+  auto batch = samples(candidate, impl_->policy.samples);
+  if (batch.outcome != Outcome::kOk) {
+    m.outcome = batch.outcome;
+    m.error = batch.error;
     return m;
   }
-  if (auto err = s.time_launches(launch, m.timing); err != cudaSuccess) {
-    // A launch-time refusal leaves the stream healthy; an error at synchronisation does not.
-    s.lost = cudaStreamSynchronize(s.stream) != cudaSuccess;
-    m.outcome = s.lost ? Outcome::kCrashed : classify_launch_error(err);
-    m.error = describe(err);
-  }
+  m.timing.samples_ms = std::move(batch.samples_ms);
+  m.timing.summary = summarize(m.timing.samples_ms);
+  m.timing.sm_clock_mhz = batch.sm_clock_mhz;
   return m;
 }
 

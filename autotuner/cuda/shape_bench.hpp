@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "autotuner/core/backend.hpp"
 #include "autotuner/core/candidate.hpp"
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/measurement.hpp"
@@ -24,7 +25,13 @@ class ShapeBench {
 
   // cuBLAS SGEMM (fp32, no TF32) timed with the same protocol; measured once, on first call.
   const Timing& reference();
+  // check() then warm-up and policy.samples timed samples: the whole protocol for one candidate.
   Measurement measure(const Candidate& candidate);
+
+  // The pieces the tuning engine drives itself (see MeasurementBackend).
+  SampleBatch reference_samples(int count);
+  Measurement check(const Candidate& candidate);
+  SampleBatch samples(const Candidate& candidate, int count);
   // True after a sticky error (illegal address, trap): this process's context is unusable.
   bool context_lost() const;
 

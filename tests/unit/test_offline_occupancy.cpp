@@ -193,6 +193,21 @@ TEST_F(OfflineOccupancyTest, T4SharedMemory) {
   EXPECT_EQ(over.limiter, "shared_memory");
 }
 
+TEST_F(OfflineOccupancyTest, ProfilesAgreeWithTheCalculatorsBlockSlots) {
+  // cuda_occupancy.h takes the block slots per SM from its own table by compute capability, not
+  // from the profile; one-warp blocks with few registers and no shared memory hit exactly that
+  // limit, so a profile whose max_blocks_per_sm disagreed would be caught here.
+  for (auto& name : profile_names()) {
+    SCOPED_TRACE(name);
+    const DeviceInfo d = load_device_profile(name);
+    const auto a = blocks(d, 16, 32, 0);
+    EXPECT_EQ(a.active_blocks_per_sm, d.max_blocks_per_sm);
+    EXPECT_EQ(a.limiter, "blocks");
+    // And a full-size block always fits at least once.
+    EXPECT_GE(blocks(d, 32, d.max_threads_per_block, 0).active_blocks_per_sm, 1);
+  }
+}
+
 TEST_F(OfflineOccupancyTest, UnknownComputeCapabilityIsReported) {
   DeviceInfo future = h100;
   future.cc_major = 42;

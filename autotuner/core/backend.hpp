@@ -1,0 +1,43 @@
+// Where candidates are measured. The tuning engine (parent process, owner of the database)
+// talks only to this interface: the in-process backend calls the GPU directly; the isolated
+// backend (issue #5) forwards every call to a worker process that holds the CUDA context, so a
+// faulting or hanging candidate cannot take the tuner down.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/measurement.hpp"
+
+namespace occtune {
+
+// Timed samples of one candidate (or the reference), taken with the shape's policy.
+struct SampleBatch {
+  Outcome outcome = Outcome::kOk;  // a failure while sampling (e.g. a fault on a later launch)
+  std::string error;
+  std::vector<double> samples_ms;
+  int sm_clock_mhz = 0;            // read after the batch; 0 when NVML is unavailable
+};
+
+class MeasurementBackend {
+ public:
+  virtual ~MeasurementBackend() = default;
+  virtual const DeviceInfo& device() const = 0;
+  // Candidate generation on the device (runtime Occupancy API).
+  virtual Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) = 0;
+  // Allocates inputs and the cuBLAS reference result for `shape`; throws Error(kUsage) when the
+  // shape cannot fit in device memory.
+  virtual void open_shape(Shape shape, const TimingPolicy& policy) = 0;
+  virtual SampleBatch reference_samples(int count) = 0;
+  // One launch on a NaN-poisoned output, verified against the reference; no timing. The
+  // outcome is ok, wrong_result, or the launch/limit/crash outcome.
+  virtual Measurement check(const Candidate& candidate) = 0;
+  // `count` timed samples (L2 flushed before each); the first batch of a candidate is preceded
+  // by the policy's warm-up launches.
+  virtual SampleBatch samples(const Candidate& candidate, int count) = 0;
+  virtual std::string description() const = 0;
+};
+
+}  // namespace occtune

@@ -1,0 +1,48 @@
+#include "autotuner/cuda/in_process_backend.hpp"
+
+#include "autotuner/core/error.hpp"
+#include "autotuner/cuda/device_probe.hpp"
+#include "autotuner/cuda/runtime_occupancy.hpp"
+#include "autotuner/cuda/shape_bench.hpp"
+
+namespace occtune::cuda {
+namespace {
+
+class InProcessBackend final : public MeasurementBackend {
+ public:
+  explicit InProcessBackend(DeviceInfo device) : device_(std::move(device)), oracle_(device_) {}
+
+  const DeviceInfo& device() const override { return device_; }
+
+  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) override {
+    return plan_family(family, device_, shape, oracle_, min_tile);
+  }
+
+  void open_shape(Shape shape, const TimingPolicy& policy) override {
+    bench_.reset();  // free the previous shape's buffers first
+    bench_ = std::make_unique<ShapeBench>(device_, shape, policy);
+  }
+
+  SampleBatch reference_samples(int count) override { return bench().reference_samples(count); }
+  Measurement check(const Candidate& c) override { return bench().check(c); }
+  SampleBatch samples(const Candidate& c, int count) override { return bench().samples(c, count); }
+
+  std::string description() const override { return "in-process on " + device_.uuid; }
+
+ private:
+  ShapeBench& bench() {
+    if (!bench_) throw Error(ExitCode::kRuntime, "internal: no shape is open in the backend");
+    return *bench_;
+  }
+  DeviceInfo device_;
+  RuntimeOccupancy oracle_;
+  std::unique_ptr<ShapeBench> bench_;
+};
+
+}  // namespace
+
+std::unique_ptr<MeasurementBackend> make_in_process_backend(const std::string& device_selector) {
+  return std::make_unique<InProcessBackend>(select_device(device_selector));
+}
+
+}  // namespace occtune::cuda
