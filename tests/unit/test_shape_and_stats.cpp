@@ -66,3 +66,41 @@ TEST(Outcome, RoundTripsEveryName) {
 
 }  // namespace
 }  // namespace occtune
+
+namespace occtune {
+namespace {
+
+TEST(Stats, MedianIntervalUsesBinomialOrderStatistics) {
+  // n = 10 at 95%: P(X <= 1) = 11/1024, so [x(2), x(9)] covers 1 - 22/1024 = 97.9%; [x(3), x(8)]
+  // would cover only 1 - 2*56/1024 = 89%.
+  std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  auto i = median_interval(v, 0.95);
+  EXPECT_DOUBLE_EQ(i.low, 2);
+  EXPECT_DOUBLE_EQ(i.high, 9);
+  // Too few samples for the level: the whole range.
+  auto few = median_interval({3, 1, 2}, 0.95);
+  EXPECT_DOUBLE_EQ(few.low, 1);
+  EXPECT_DOUBLE_EQ(few.high, 3);
+  EXPECT_TRUE((Interval{1, 2}).overlaps({2, 3}));
+  EXPECT_FALSE((Interval{1, 2}).overlaps({2.5, 3}));
+}
+
+TEST(Stats, MannWhitneySeparatesShiftedSetsAndNotEqualOnes) {
+  std::vector<double> a, b, c;
+  for (int i = 0; i < 20; ++i) {
+    a.push_back(1.0 + 0.001 * i);
+    b.push_back(2.0 + 0.001 * i);
+    c.push_back(1.0 + 0.001 * i + 0.0005);
+  }
+  EXPECT_LT(mann_whitney_p(a, b), 1e-6);   // complete separation
+  EXPECT_GT(mann_whitney_p(a, c), 0.5);    // interleaved
+  EXPECT_DOUBLE_EQ(mann_whitney_p(a, {}), 1.0);
+  // Identical constant sets: every value tied, no evidence of difference.
+  EXPECT_DOUBLE_EQ(mann_whitney_p({1, 1, 1}, {1, 1, 1}), 1.0);
+  // By hand: U = 0, mean 12.5, variance 5*5*11/12, z = (12.5 - 0.5) / 4.787 = 2.507,
+  // p = erfc(z / sqrt 2) = 0.01219.
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 0.01219, 1e-4);
+}
+
+}  // namespace
+}  // namespace occtune
