@@ -5,6 +5,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <type_traits>
+
 namespace occtune::kernels {
 
 // Row-major C[M x N] = A[M x K] * B[K x N] with leading dimensions (elements per row).
@@ -14,12 +17,28 @@ struct GemmArgs {
   float* c;
   int m, n, k;
   int lda, ldb, ldc;
+  // Scratch memory of variants that need it (split-K partial sums); VariantInfo says how much.
+  float* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
+// __launch_bounds__ minimum blocks per SM: a variant may steer the register allocation with
+// kMinBlocksPerSm; without it the bound is the thread count alone.
+template <class Variant, class = void>
+struct MinBlocksPerSm : std::integral_constant<int, 0> {};
 template <class Variant>
-__global__ void __launch_bounds__(Variant::kMaxThreads) gemm_entry(GemmArgs args) {
+struct MinBlocksPerSm<Variant, std::void_t<decltype(Variant::kMinBlocksPerSm)>>
+    : std::integral_constant<int, Variant::kMinBlocksPerSm> {};
+
+// Only nvcc sees the kernel: the variant traits themselves are plain C++ so the unit tests can
+// run them in a host emulator (tests/support/kernel_emulator.hpp).
+#ifdef __CUDACC__
+template <class Variant>
+__global__ void __launch_bounds__(Variant::kMaxThreads, MinBlocksPerSm<Variant>::value)
+    gemm_entry(GemmArgs args) {
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
   Variant::run(args, dynamic_smem);
 }
+#endif
 
 }  // namespace occtune::kernels

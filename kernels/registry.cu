@@ -1,5 +1,6 @@
-// The explicit registry: every kernel variant occtune can launch is registered here, by one call
-// each, in register_all(). Adding a variant means adding a line below, nothing else.
+// The explicit registry: every kernel variant occtune can launch is registered from
+// register_all(), by one call each: the textbook variants below, the tile-based families through
+// their own file's register function (kernels/<family>.cu, which lists its instantiations).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -7,42 +8,11 @@
 #include <string>
 
 #include "kernels/launch.cuh"
+#include "kernels/registry_internal.cuh"
 #include "kernels/tiled.cuh"
 
 namespace occtune::kernels {
 namespace {
-
-struct Entry {
-  VariantInfo info;
-  const void* function = nullptr;
-  cudaError_t (*launch)(const GemmArgs&, dim3, dim3, size_t, cudaStream_t) = nullptr;
-};
-
-template <class Variant>
-cudaError_t launch_entry(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
-                         cudaStream_t stream) {
-  gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
-  return cudaGetLastError();
-}
-
-struct Registry {
-  std::vector<FamilyInfo> families;
-  std::vector<Entry> entries;
-  std::vector<VariantInfo> infos;
-
-  // Registers the instantiation gemm_entry<Variant> under `symbol`, the trait type as written,
-  // which is also how the build-time manifest names it.
-  template <class Variant>
-  void add(const char* symbol, std::string family, std::vector<Param> params, int block_x,
-           int block_y, int tile_m, int tile_n, size_t dynamic_smem) {
-    Entry e;
-    e.info = VariantInfo{std::move(family), symbol, std::move(params), block_x, block_y,
-                         tile_m, tile_n, dynamic_smem};
-    e.function = reinterpret_cast<const void*>(&gemm_entry<Variant>);
-    e.launch = &launch_entry<Variant>;
-    entries.push_back(std::move(e));
-  }
-};
 
 size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }
 
@@ -77,6 +47,14 @@ void register_all(Registry& r) {
   OCCTUNE_ADD_SQUARE(r, Naive<8>, "naive", "block", 8, 0);
   OCCTUNE_ADD_SQUARE(r, Naive<16>, "naive", "block", 16, 0);
   OCCTUNE_ADD_SQUARE(r, Naive<32>, "naive", "block", 32, 0);
+
+  // The issue #3 families, each registering its own instantiations (kernels/<family>.cu).
+  register_coarsened(r);
+  register_regblocked(r);
+  register_pipelined(r);
+  register_splitk(r);
+  register_planted_faults(r);  // test only: empty unless OCCTUNE_TEST_KERNELS=1
+  register_slowed(r);          // test only: empty unless OCCTUNE_TEST_KERNELS=1
 }
 
 const Registry& registry() {
@@ -146,7 +124,8 @@ const void* kernel_function(std::string_view symbol) {
 }
 
 dim3 grid_for(const VariantInfo& v, int m, int n) {
-  return dim3(unsigned((n + v.tile_n - 1) / v.tile_n), unsigned((m + v.tile_m - 1) / v.tile_m), 1);
+  return dim3(unsigned((n + v.tile_n - 1) / v.tile_n), unsigned((m + v.tile_m - 1) / v.tile_m),
+              unsigned(v.grid_z));
 }
 
 cudaError_t launch_variant(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {

@@ -24,8 +24,14 @@ struct VariantInfo {
   int tile_m = 0;              // rows of C computed by one block
   int tile_n = 0;              // columns of C computed by one block
   std::size_t dynamic_smem = 0;  // bytes of dynamic shared memory at launch
+  int grid_z = 1;                // blocks along z (split-K: one per K slice)
+  // Scratch memory a launch needs for shape m x n x k (GemmArgs::workspace); nullptr: none.
+  std::size_t (*workspace_bytes)(int m, int n, int k) = nullptr;
 
   int threads() const { return block_x * block_y; }
+  std::size_t workspace(int m, int n, int k) const {
+    return workspace_bytes ? workspace_bytes(m, n, k) : 0;
+  }
   int param(std::string_view name, int fallback = 0) const;
   std::string label() const;   // "tile=16"
 };

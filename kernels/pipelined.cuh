@@ -1,0 +1,52 @@
+// Family "pipelined" (issue #3, variant 3): the block tile of the register-blocked family, fed
+// by a STAGES-deep ring of shared-memory slabs filled with cp.async (sm_80+; synchronous copies
+// before) while the oldest landed slab is computed, and a WM x WN warp tile. A is copied element
+// by element into its transposed layout, B in 16-byte vectors where aligned; no registers hold
+// data in flight, so the whole register budget serves the accumulators.
+#pragma once
+
+#include "kernels/tile_core.cuh"
+
+namespace occtune::kernels {
+
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG>
+struct Pipelined {
+  using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG>;
+  static constexpr TileFamily kFamily = TileFamily::kPipelined;
+  static constexpr TileParams kParams = Tile::kParams;
+  static constexpr int kMaxThreads = Tile::kThreads;
+  static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
+  static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
+
+  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    int m0, n0;
+    Tile::block_origin(m0, n0);
+    const auto at = Tile::thread_coords();
+    float acc[TM][TN];
+    Tile::zero(acc);
+    Tile::pipelined_mainloop(p, reinterpret_cast<float*>(smem), m0, n0, 0, p.k, at, acc);
+    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+  }
+};
+
+// The registered instantiations (kernels/pipelined.cu), also run by the host emulator of the
+// unit tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (1: A through registers).
+#define OCCTUNE_PIPELINED_VARIANTS(X)             \
+  X(Pipelined<128, 128, 8, 8, 8, 32, 64, 2, 1>)   \
+  X(Pipelined<128, 128, 8, 8, 8, 32, 64, 3, 0>)   \
+  X(Pipelined<128, 128, 8, 8, 8, 32, 64, 3, 1>)   \
+  X(Pipelined<128, 128, 8, 8, 8, 32, 64, 4, 1>)   \
+  X(Pipelined<128, 128, 16, 8, 8, 32, 64, 3, 0>)  \
+  X(Pipelined<128, 128, 16, 8, 8, 32, 64, 3, 1>)  \
+  X(Pipelined<128, 128, 8, 8, 8, 64, 32, 3, 1>)   \
+  X(Pipelined<128, 128, 8, 8, 8, 128, 128, 3, 1>) \
+  X(Pipelined<128, 256, 8, 8, 16, 32, 128, 3, 1>) \
+  X(Pipelined<256, 128, 8, 16, 8, 64, 64, 3, 1>)  \
+  X(Pipelined<128, 64, 8, 8, 8, 32, 64, 3, 1>)    \
+  X(Pipelined<64, 128, 8, 8, 8, 32, 64, 3, 1>)    \
+  X(Pipelined<64, 64, 16, 8, 8, 32, 64, 3, 0>)    \
+  X(Pipelined<64, 64, 16, 4, 4, 16, 32, 3, 0>)    \
+  X(Pipelined<32, 128, 16, 4, 8, 16, 64, 3, 0>)   \
+  X(Pipelined<128, 32, 16, 8, 4, 64, 16, 3, 0>)
+
+}  // namespace occtune::kernels

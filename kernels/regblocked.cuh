@@ -1,0 +1,65 @@
+// Family "regblocked" (issue #3, variant 2): 2D register blocking. A block computes BM x BN of C
+// from BK-deep slabs of A (transposed, padded) and B in two shared-memory buffers; each thread
+// computes TM x TN outputs, optionally within a WM x WN warp tile. Slab t + 1 is loaded from
+// global memory into registers (float4 where base and leading dimension allow, scalar
+// otherwise) while slab t is computed, then stored to the other buffer: one barrier per slab,
+// and the same code on every architecture.
+#pragma once
+
+#include "kernels/tile_core.cuh"
+
+namespace occtune::kernels {
+
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN>
+struct RegBlocked {
+  using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1>;
+  static constexpr TileFamily kFamily = TileFamily::kRegBlocked;
+  static constexpr TileParams kParams = Tile::kParams;
+  static constexpr int kMaxThreads = Tile::kThreads;
+  static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
+  static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
+
+  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    float* stages = reinterpret_cast<float*>(smem);
+    int m0, n0;
+    Tile::block_origin(m0, n0);
+    const auto at = Tile::thread_coords();
+    const auto loader = Tile::make_staged_loader(p, m0, n0);
+    const bool vec_a = tile::aligned16(p.a) && p.lda % 4 == 0;
+    const bool vec_b = tile::aligned16(p.b) && p.ldb % 4 == 0;
+    float acc[TM][TN];
+    Tile::zero(acc);
+    const int slabs = (p.k + BK - 1) / BK;
+    typename Tile::Staged staged;
+    if (slabs > 0) {
+      Tile::load_staged(p, loader, staged, 0, vec_a, vec_b);
+      Tile::store_staged(loader, staged, stages);
+    }
+    __syncthreads();
+    for (int t = 0; t < slabs; ++t) {
+      const bool more = t + 1 < slabs;
+      float* current = stages + (t & 1) * Tile::kStageFloats;
+      float* other = stages + ((t + 1) & 1) * Tile::kStageFloats;
+      if (more) Tile::load_staged(p, loader, staged, (t + 1) * BK, vec_a, vec_b);
+      Tile::compute_slab(current, at, acc);
+      // `other` was last read while computing slab t - 1, before the previous barrier.
+      if (more) Tile::store_staged(loader, staged, other);
+      __syncthreads();
+    }
+    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+  }
+};
+
+// The registered instantiations (kernels/regblocked.cu), also run by the host emulator of the
+// unit tests. Parameters: BM, BN, BK, TM, TN, WM, WN (WM = BM and WN = BN: no warp tiling).
+#define OCCTUNE_REGBLOCKED_VARIANTS(X)       \
+  X(RegBlocked<128, 128, 8, 8, 8, 32, 64>)   \
+  X(RegBlocked<128, 128, 8, 8, 8, 128, 128>) \
+  X(RegBlocked<128, 128, 16, 8, 8, 32, 64>)  \
+  X(RegBlocked<128, 256, 8, 8, 16, 32, 128>) \
+  X(RegBlocked<128, 64, 8, 8, 8, 32, 64>)    \
+  X(RegBlocked<64, 128, 8, 8, 8, 32, 64>)    \
+  X(RegBlocked<64, 64, 16, 4, 4, 16, 32>)    \
+  X(RegBlocked<32, 128, 8, 4, 8, 16, 64>)
+
+}  // namespace occtune::kernels
