@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# GPU memory safety: runs compute-sanitizer's memcheck, racecheck, initcheck and synccheck over
+# every kernel variant occtune can launch (all registered families, tiled_dynamic down to tile 1;
+# never the test-only planted_faults) at odd shapes, in process, one log per tool, and fails on
+# any error. Run it on a GPU machine; it takes a few minutes.
+# Usage: scripts/sanitize.sh [--occtune PATH] [--out DIR] [--tools "memcheck racecheck ..."]
+#        scripts/sanitize.sh --fetch   (on a machine with PyPI: download compute-sanitizer)
+# compute-sanitizer is taken from $COMPUTE_SANITIZER, PATH, /usr/local/cuda/bin, or the
+# nvidia-cuda-sanitizer-api wheel that --fetch puts in .sanitizer/ (14 MB; carry that folder to
+# a GPU machine whose CUDA install has no sanitizer).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+occtune=build/autotuner/occtune
+out=build/sanitize
+tools="memcheck racecheck initcheck synccheck"
+while (($#)); do
+  case "$1" in
+    --occtune) occtune="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --tools) tools="$2"; shift 2 ;;
+    --fetch)
+      mkdir -p .sanitizer
+      python3 -m pip download --no-deps -d .sanitizer "nvidia-cuda-sanitizer-api==13.0.*"
+      exit 0 ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    *) echo "sanitize.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
+  esac
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sanitizer=${COMPUTE_SANITIZER:-}
+[ -n "$sanitizer" ] || sanitizer=$(command -v compute-sanitizer || true)
+[ -n "$sanitizer" ] || { [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer; } || true
+if [ -z "$sanitizer" ]; then
+  wheel=$(ls .sanitizer/nvidia_cuda_sanitizer_api-*.whl 2>/dev/null | head -1 || true)
+  if [ -z "$wheel" ]; then
+    echo "sanitize.sh: no compute-sanitizer found; set COMPUTE_SANITIZER, or run" \
+         "scripts/sanitize.sh --fetch where PyPI is reachable and bring .sanitizer/ along" >&2
+    exit 4
+  fi
+  python3 -m zipfile -e "$wheel" "$work/sanitizer"
+  sanitizer=$(find "$work/sanitizer" -path '*/bin/compute-sanitizer' | head -1)
+  chmod +x "$sanitizer"
+fi
+"$occtune" devices >/dev/null || { echo "sanitize.sh: no GPU visible to $occtune" >&2; exit 4; }
+
+# Every registered family: the "known kernels" list of an unknown-kernel error, with the
+# test-only faults switched off.
+families=$( (env -u OCCTUNE_TEST_KERNELS "$occtune" plan --profile h100 --kernel '?' 2>&1 || true) |
+           sed -n 's/.*known kernels: //p' | tr -d ',')
+[ -n "$families" ] || { echo "sanitize.sh: could not list the kernel families" >&2; exit 4; }
+kernel_args=()
+for f in $families; do kernel_args+=(--kernel "$f"); done
+
+mkdir -p "$out"
+status=0
+summary="$out/summary.txt"
+{
+  echo "# compute-sanitizer over occtune's kernels, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# $("$sanitizer" --version | tail -1); $("$occtune" --version); families: $families"
+} >"$summary"
+for tool in $tools; do
+  # Shapes that leave partial tiles in every dimension (1x1x1: nothing but edges); racecheck
+  # instruments every shared-memory access and gets the small ones only.
+  shapes=(1x1x1 17x17x17 33x65x17 257x129x515)
+  [ "$tool" = racecheck ] && shapes=(1x1x1 17x17x17 33x65x17)
+  shape_args=()
+  for s in "${shapes[@]}"; do shape_args+=(--shape "$s"); done
+  # occtune's own kernels (namespace occtune: the variants, input fill, error check); initcheck
+  # watches everything, so what cuBLAS writes counts as initialised.
+  filter=(--kernel-name kns=occtune)
+  [ "$tool" = initcheck ] && filter=()
+  start=$(date +%s)
+  rc=0
+  env -u OCCTUNE_TEST_KERNELS "$sanitizer" --tool "$tool" "${filter[@]}" --print-limit 50 \
+    --error-exitcode 86 --log-file "$out/$tool.log" \
+    "$occtune" tune --no-isolation --quiet --format json --db "$work/$tool.db" \
+      "${kernel_args[@]}" "${shape_args[@]}" --min-tile 1 --strategy exhaustive --samples 1 \
+      --max-samples 1 --warmup 0 --min-seconds 0 --settle-ms 0 --settle-timeout-ms 0 \
+      >"$out/$tool.json" 2>"$out/$tool.stderr" || rc=$?
+  seconds=$(($(date +%s) - start))
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/$tool.log" | tail -1 || true)
+  launched=$(python3 - "$out/$tool.json" <<'PY' 2>/dev/null || echo "no JSON"
+import collections, json, sys
+doc = json.load(open(sys.argv[1]))
+status = collections.Counter(c["status"] for s in doc["shapes"] for k in s["kernels"]
+                             for c in k["candidates"])
+print(f"{sum(status.values())} candidates over {len(doc['shapes'])} shapes: {dict(status)}")
+PY
+)
+  line="$tool: exit $rc, ${errors:-no ERROR SUMMARY line}, $launched, ${seconds} s"
+  echo "$line" | tee -a "$summary"
+  if [ "$rc" != 0 ] || [ "$errors" != "ERROR SUMMARY: 0 error" ]; then status=1; fi
+done
+exit $status

@@ -1,0 +1,127 @@
+// A stand-in for `occtune __worker` with no GPU, for the isolation tests: it speaks the real
+// protocol through isolation::serve() over a backend that fakes the device (the h100 profile)
+// and acts out each planted fault (kernels/planted_faults.cu) the way the real worker meets it:
+// fault=4 reports a sticky error and leaves, fault=5 dies without an answer (abort), fault=6
+// never answers. Environment: FAKE_WORKER_NO_GPU=1 fails the start-up like a machine without
+// a GPU; FAKE_WORKER_LOG=FILE appends one line per request it serves; FAKE_WORKER_HANG_SAMPLES=1
+// makes every samples request hang.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/error.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
+#include "autotuner/isolation/worker_process.hpp"
+#include "autotuner/isolation/worker_server.hpp"
+
+namespace occtune {
+namespace {
+
+void log_line(const std::string& what) {
+  if (const char* path = std::getenv("FAKE_WORKER_LOG"))
+    std::ofstream(path, std::ios::app) << ::getpid() << ' ' << what << '\n';
+}
+
+[[noreturn]] void hang() {
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+class FakeBackend final : public MeasurementBackend {
+ public:
+  FakeBackend() : device_(make_device()), oracle_(device_) {}
+
+  static DeviceInfo make_device() {
+    DeviceInfo d = load_device_profile("h100");
+    d.index = 0;
+    d.uuid = "GPU-fa4e0000-1111-2222-3333-444455556666";
+    d.source = "fake worker";
+    d.driver_version = 13000;
+    d.runtime_version = 13000;
+    return d;
+  }
+
+  const DeviceInfo& device() const override { return device_; }
+  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) override {
+    log_line("plan " + family.name);
+    return plan_family(family, device_, shape, oracle_, min_tile);
+  }
+  void open_shape(Shape shape, const TimingPolicy&) override {
+    if (shape.m == 99999)
+      fail(ExitCode::kUsage, "shape " + shape.str() + " does not fit; choose a smaller shape");
+    log_line("open_shape " + shape.str());
+    open_ = true;
+  }
+  SampleBatch reference_samples(int count) override {
+    SampleBatch b;
+    b.samples_ms.assign(std::size_t(count), 1.0);
+    return b;
+  }
+  Measurement check(const Candidate& c) override {
+    log_line("check " + c.variant->symbol);
+    if (!open_) fail(ExitCode::kRuntime, "fake worker: check before open_shape");
+    Measurement m;
+    m.candidate = c;
+    m.rel_error = 1e-7;
+    if (!c.rejection.empty()) {
+      m.outcome = Outcome::kExceedsLimits;
+      m.error = c.rejection;
+      return m;
+    }
+    switch (c.variant->family == "planted_faults" ? c.variant->param("fault") : 0) {
+      case 1:
+        m.outcome = Outcome::kWrongResult;
+        m.rel_error = 1e-3;
+        m.error = "relative Frobenius error 0.001 exceeds the tolerance 1e-05";
+        break;
+      case 3:
+        m.outcome = Outcome::kInvalidConfig;
+        m.error = "cudaErrorInvalidConfiguration: invalid configuration argument";
+        break;
+      case 4:
+        m.outcome = Outcome::kCrashed;
+        m.error = "cudaErrorIllegalAddress: an illegal memory access was encountered";
+        break;
+      case 5:
+        std::abort();
+      case 6:
+        hang();
+      default:
+        break;
+    }
+    return m;
+  }
+  SampleBatch samples(const Candidate& c, int count) override {
+    log_line("samples " + c.variant->symbol);
+    if (std::getenv("FAKE_WORKER_HANG_SAMPLES")) hang();
+    SampleBatch b;
+    const double ms = c.variant->family == "planted_faults" ? 0.5 : 2.0 + c.threads * 1e-3;
+    b.samples_ms.assign(std::size_t(count), ms);
+    return b;
+  }
+  std::string description() const override { return "fake"; }
+
+ private:
+  DeviceInfo device_;
+  OfflineOccupancy oracle_;
+  bool open_ = false;
+};
+
+}  // namespace
+}  // namespace occtune
+
+int main() {
+  ::signal(SIGINT, SIG_IGN);
+  const int code = occtune::isolation::serve(occtune::isolation::kWorkerFd, [](const std::string&) {
+    if (std::getenv("FAKE_WORKER_NO_GPU"))
+      occtune::fail(occtune::ExitCode::kRuntime,
+                    "no CUDA device is visible (fake); run `occtune plan --profile h100`");
+    return std::unique_ptr<occtune::MeasurementBackend>(new occtune::FakeBackend());
+  });
+  if (code != occtune::isolation::kWorkerDone) ::_exit(code);
+  return code;
+}
