@@ -1,0 +1,41 @@
+// One family's candidates for one shape, raced to a decision: reuse from the store, verify,
+// interleaved rounds under the strategy (with throttled batches retaken), tie confirmation and
+// the winner. Internal to the engine; run_tune() drives one race per shape and family.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "autotuner/core/backend.hpp"
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/engine/tune_result.hpp"
+#include "autotuner/engine/tuner.hpp"
+#include "db/store.hpp"
+
+namespace occtune::engine {
+
+struct RaceEnv {
+  MeasurementBackend& backend;
+  db::Store& store;
+  const TuneRequest& request;
+  // kInterrupted (Ctrl-C), kBudget (this race's share of the time budget is spent) or kNone.
+  std::function<StopReason()> should_stop;
+  // Where the race is: phase, candidates that settled since the last call, best so far.
+  std::function<void(const std::string& phase, int settled, const std::string& best,
+                     double best_ms)>
+      progress;
+};
+
+struct RaceOutcome {
+  KernelResult result;
+  bool context_lost = false;
+};
+
+// The candidates the race will list: the plan in strategy order, cut to max_candidates.
+int listed_candidates(const Plan& plan, const SearchSettings& search);
+
+RaceOutcome run_race(RaceEnv& env, const Plan& plan, const db::CacheKey& key, std::int64_t run_id,
+                     double flops);
+
+}  // namespace occtune::engine

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Issue #4 benchmark, on a GPU: for each shape, the default strategy and exhaustive back to back,
+# then three repeated default tunes; prints winners, tuning wall times (from occtune itself) and
+# process wall times, whether the default winner is within 1% of exhaustive's, and whether the
+# repeats agree (same winner or inside each other's tie band) with the spread of their medians.
+#
+#   scripts/bench-search.sh [-b OCCTUNE] [-k KERNEL] [-o OUTDIR] [SHAPE...]
+#
+# Every run uses --force and its own database, so nothing is reused between runs. Results
+# (JSON of every run, stderr logs, summary.txt, summary.json) go to OUTDIR.
+set -euo pipefail
+occtune=./build/autotuner/occtune
+kernel=tiled_dynamic
+out=$(mktemp -d /tmp/occtune-bench-search.XXXXXX)
+while getopts "b:k:o:" opt; do
+  case $opt in
+    b) occtune=$OPTARG ;;
+    k) kernel=$OPTARG ;;
+    o) out=$OPTARG ;;
+    *) echo "usage: $0 [-b OCCTUNE] [-k KERNEL] [-o OUTDIR] [SHAPE...]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+shapes=("$@")
+if [ ${#shapes[@]} -eq 0 ]; then
+  shapes=(1024x1024x1024 2048x2048x2048 4096x1024x2048 1000x1000x1000 3001x1000x4097)
+fi
+mkdir -p "$out"
+"$occtune" devices >"$out/devices.txt"
+echo "occtune bench-search: kernel $kernel, ${#shapes[@]} shapes, results in $out" >&2
+
+# run NAME SHAPE STRATEGY: one tune into its own database; records process wall time.
+run() {
+  local name=$1 shape=$2 strategy=$3
+  local db="$out/$name.db"
+  rm -f "$db" "$db-wal" "$db-shm"
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$occtune" tune --kernel "$kernel" --shape "$shape" --strategy "$strategy" --force --quiet \
+    --db "$db" --format json >"$out/$name.json" 2>"$out/$name.err"
+  t1=$(date +%s.%N)
+  python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$t1" \
+    >"$out/$name.process_s"
+  echo "  $name: $(cat "$out/$name.process_s" | cut -c1-6) s" >&2
+}
+
+for shape in "${shapes[@]}"; do
+  echo "$shape" >&2
+  run "$shape.default" "$shape" halving
+  run "$shape.exhaustive" "$shape" exhaustive
+  for i in 1 2 3; do run "$shape.repeat$i" "$shape" halving; done
+done
+
+python3 - "$out" "$kernel" "${shapes[@]}" <<'PY' | tee "$out/summary.txt"
+import json, sys
+out, kernel, shapes = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+def load(name):
+    doc = json.load(open(f"{out}/{name}.json"))
+    shape = doc["shapes"][0]
+    k = next(k for k in shape["kernels"] if k["kernel"] == kernel)
+    cands = k["candidates"]
+    label = lambda c: ",".join(f"{n}={v}" for n, v in sorted(c["params"].items()))
+    winner = cands[k["winner"]] if k["winner"] >= 0 else None
+    return {
+        "doc": doc, "kernel": k, "cands": cands,
+        "winner": label(winner) if winner else None,
+        "winner_ms": winner["timing"]["median_ms"] if winner else None,
+        "ties": sorted({label(cands[i]) for i in k["ties"]} | ({label(winner)} if winner else set())),
+        "medians": {label(c): c["timing"]["median_ms"] for c in cands
+                    if c["status"] == "ok" and c.get("timing", {}).get("count", 0) > 0},
+        "tuning_s": doc["tuning_wall_s"], "race_s": k["wall_s"],
+        "process_s": float(open(f"{out}/{name}.process_s").read()),
+        "candidates": k["candidates_planned"], "samples": k["samples_taken"],
+        "verified": sum(1 for c in cands if c["status"] != "exceeds_limits"),
+    }
+
+rows, ok_all = [], True
+print(f"kernel {kernel}; tuning wall = occtune's own `tuning_wall_s` (planning, buffers, reference,"
+      " checks, race; process start and build excluded); process = the whole command")
+print()
+for shape in shapes:
+    d, e = load(f"{shape}.default"), load(f"{shape}.exhaustive")
+    reps = [load(f"{shape}.repeat{i}") for i in (1, 2, 3)]
+    # The default winner, timed in the exhaustive run, against exhaustive's winner.
+    d_in_e = e["medians"].get(d["winner"])
+    gap = (d_in_e / e["winner_ms"] - 1) if d_in_e and e["winner_ms"] else None
+    within = gap is not None and gap <= 0.01
+    runs = [d] + reps
+    agree = all(a["winner"] == b["winner"] or b["winner"] in a["ties"] or a["winner"] in b["ties"]
+                for a in runs for b in runs)
+    winner_ms = [r["winner_ms"] for r in reps]
+    spread = max(winner_ms) / min(winner_ms) - 1
+    fast = d["candidates"] >= 50 and d["tuning_s"] <= 3.0
+    ok_all &= within and agree
+    print(f"shape {shape}: {d['candidates']} candidates")
+    print(f"  default    winner {d['winner']:<28} {d['winner_ms']:.4f} ms  tie band {d['ties']}")
+    print(f"             tuning wall {d['tuning_s']:.3f} s (race {d['race_s']:.3f} s), process "
+          f"{d['process_s']:.3f} s, {d['samples']} samples"
+          + ("  [>= 50 candidates in <= 3 s: yes]" if fast else
+             f"  [>= 50 candidates in <= 3 s: no]"))
+    print(f"  exhaustive winner {e['winner']:<28} {e['winner_ms']:.4f} ms  tie band {e['ties']}")
+    print(f"             tuning wall {e['tuning_s']:.3f} s (race {e['race_s']:.3f} s), process "
+          f"{e['process_s']:.3f} s, {e['samples']} samples")
+    print(f"  default winner timed by exhaustive: "
+          + (f"{d_in_e:.4f} ms, {gap * 100:+.2f}% vs exhaustive's winner -> "
+             f"{'within 1%' if within else 'NOT within 1%'}" if gap is not None else "not measured"))
+    for i, r in enumerate(reps, 1):
+        print(f"  repeat {i}   winner {r['winner']:<28} {r['winner_ms']:.4f} ms  tie band {r['ties']}"
+              f"  tuning {r['tuning_s']:.3f} s")
+    print(f"  repeats agree (same winner or inside the tie band): {'yes' if agree else 'NO'}; "
+          f"spread of the repeats' winner medians {spread * 100:.2f}%")
+    print()
+    rows.append({"shape": shape, "candidates": d["candidates"], "default_winner": d["winner"],
+                 "default_tuning_s": d["tuning_s"], "default_process_s": d["process_s"],
+                 "exhaustive_winner": e["winner"], "exhaustive_tuning_s": e["tuning_s"],
+                 "default_gap_vs_exhaustive": gap, "within_1pct": within,
+                 "repeat_winners": [r["winner"] for r in reps], "repeats_agree": agree,
+                 "repeat_spread": spread, "fast_target_met": fast})
+json.dump({"kernel": kernel, "shapes": rows}, open(f"{out}/summary.json", "w"), indent=2)
+print("all shapes: default within 1% of exhaustive and repeats agree:", "yes" if ok_all else "NO")
+PY

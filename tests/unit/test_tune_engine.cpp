@@ -1,0 +1,517 @@
+// The tuning engine end to end on a fake backend with synthetic timing distributions whose truth
+// is known: strategies find the true best, halving with far fewer samples, repeated runs agree
+// within the tie band, rounds interleave, throttled batches are retaken and marked, budgets and
+// --max-candidates cut, an interrupted run resumes from the store, and failures never win.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "autotuner/engine/tuner.hpp"
+#include "db/store.hpp"
+
+namespace occtune {
+namespace {
+
+const Shape kShape{512, 512, 512};
+
+DeviceInfo fake_device() {
+  DeviceInfo d;
+  d.uuid = "GPU-fake-0000";
+  d.name = "Fake GPU";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.driver_version = 13000;
+  d.runtime_version = 13000;
+  d.clock_khz = 1980000;
+  return d;
+}
+
+// Candidates whose sample times are drawn from lognormal(truth, sigma), with occasional
+// outliers, and a simulated clock advanced by every sample (so budgets are deterministic).
+class FakeBackend : public MeasurementBackend {
+ public:
+  struct Call {
+    int candidate;
+    int count;
+  };
+
+  FakeBackend(std::vector<double> truth, double sigma, unsigned seed, double outliers = 0.0)
+      : truth_(std::move(truth)), sigma_(sigma), outliers_(outliers), random_(seed) {
+    variants_.reserve(truth_.size());
+    for (size_t i = 0; i < truth_.size(); ++i) {
+      kernels::VariantInfo v;
+      v.family = "tiled_dynamic";
+      v.symbol = "Fake<" + std::to_string(i) + ">";
+      v.params = {{"v", int(i)}};
+      v.block_x = v.block_y = 16;
+      variants_.push_back(v);
+    }
+  }
+
+  const DeviceInfo& device() const override { return device_; }
+  Plan plan(const kernels::FamilyInfo& family, Shape, int) override {
+    Plan p;
+    p.family = family.name;
+    p.oracle = "fake";
+    for (size_t i = 0; i < truth_.size(); ++i) {
+      Candidate c;
+      c.variant = &variants_[i];
+      c.origin = i == textbook ? "occupancy-api" : "registered";
+      c.step = i == textbook ? 1 : 0;
+      c.threads = 64 << (i % 5);
+      c.occupancy = 1.0 - 0.1 * double(i % 4);
+      p.candidates.push_back(c);
+    }
+    return p;
+  }
+  void open_shape(Shape, const TimingPolicy&) override { ++shapes_opened; }
+  SampleBatch reference_samples(int count) override {
+    SampleBatch b;
+    for (int i = 0; i < count; ++i) b.samples_ms.push_back(0.5);
+    now += 0.0005 * count;
+    return b;
+  }
+  Measurement check(const Candidate& c) override {
+    Measurement m;
+    m.candidate = c;
+    m.rel_error = 1e-7;
+    const int i = index_of(c);
+    if (wrong.count(i)) {
+      m.outcome = Outcome::kWrongResult;
+      m.rel_error = 0.5;
+      m.error = "fake wrong result";
+    }
+    if (crash.count(i)) {
+      m.outcome = Outcome::kCrashed;
+      m.error = "fake illegal address";
+    }
+    checks.push_back(i);
+    now += 0.001;
+    return m;
+  }
+  SampleBatch samples(const Candidate& c, int count) override {
+    const int i = index_of(c);
+    calls.push_back({i, count});
+    SampleBatch b;
+    std::lognormal_distribution<double> noise(0.0, sigma_);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int k = 0; k < count; ++k) {
+      double ms = truth_[size_t(i)] * noise(random_);
+      if (u(random_) < outliers_) ms *= 1.3;
+      b.samples_ms.push_back(ms);
+      now += ms / 1000.0 + 0.00005;
+    }
+    b.sm_clock_mhz = 1980;
+    if (auto it = clocks.find(i); it != clocks.end() && !it->second.empty()) {
+      b.sm_clock_mhz = it->second.front();
+      if (it->second.size() > 1) it->second.pop_front();
+    }
+    if (interrupt_after > 0 && int(calls.size()) >= interrupt_after && interrupt) *interrupt = true;
+    return b;
+  }
+  std::string description() const override { return "fake"; }
+  bool survives_crashes() const override { return isolates; }
+
+  int samples_for(int i) const {
+    int n = 0;
+    for (auto& c : calls) n += c.candidate == i ? c.count : 0;
+    return n;
+  }
+
+  double now = 0;
+  std::vector<Call> calls;
+  std::vector<int> checks;
+  std::set<int> wrong, crash;
+  std::map<int, std::deque<int>> clocks;  // per candidate: readings of successive batches
+  int interrupt_after = 0;
+  std::atomic<bool>* interrupt = nullptr;
+  bool isolates = false;
+  int shapes_opened = 0;
+  size_t textbook = 0;
+
+ private:
+  int index_of(const Candidate& c) const { return int(c.variant - variants_.data()); }
+  std::vector<double> truth_;
+  double sigma_, outliers_;
+  std::mt19937 random_;
+  std::vector<kernels::VariantInfo> variants_;
+  DeviceInfo device_ = fake_device();
+};
+
+TuneRequest request_for(FakeBackend& backend, const std::string& strategy) {
+  TuneRequest r;
+  r.kernels = {"tiled_dynamic"};
+  r.shapes = {kShape};
+  r.policy.samples = 20;
+  r.policy.min_time_s = 0;
+  r.policy.target_noise = 0.02;
+  r.search.strategy = strategy;
+  r.reference_clock_mhz = 1980;
+  r.tool_version = "test";
+  r.build_id = "build-test";
+  r.argv = {"occtune", "tune"};
+  r.clock = [&backend] { return backend.now; };
+  return r;
+}
+
+struct TuneRun {
+  TuneOutcome outcome;
+  const KernelResult& kernel() const { return outcome.shapes.at(0).kernels.at(0); }
+  int winner_variant() const {
+    auto& k = kernel();
+    return k.winner < 0 ? -1 : k.measurements[size_t(k.winner)].candidate.variant->params[0].value;
+  }
+  std::set<int> tie_variants() const {
+    std::set<int> out;
+    auto& k = kernel();
+    for (int i : k.ties) out.insert(k.measurements[size_t(i)].candidate.variant->params[0].value);
+    if (k.winner >= 0) out.insert(winner_variant());
+    return out;
+  }
+};
+
+TuneRun tune(FakeBackend& backend, db::Store& store, const TuneRequest& request,
+             std::atomic<bool>* interrupted = nullptr, TuneEvents events = {}) {
+  std::atomic<bool> local{false};
+  return {run_tune(backend, store, request, events, interrupted ? *interrupted : local)};
+}
+
+// 50 candidates: the best at 1.0 ms, two near-ties (0.4% and 0.8% slower), the rest spread to 3x.
+std::vector<double> fifty_truths() {
+  std::vector<double> t;
+  for (int i = 0; i < 50; ++i) t.push_back(1.02 + 0.04 * ((i * 37) % 50));
+  t[17] = 1.0;
+  t[3] = 1.004;
+  t[41] = 1.008;
+  return t;
+}
+
+TEST(TuneEngine, ExhaustiveMeasuresEveryCandidateToItsStoppingRule) {
+  std::vector<double> truth = {2.0, 1.5, 1.0, 3.0, 1.2, 2.5};
+  FakeBackend backend(truth, 0.003, 1);
+  auto store = db::Store::open(":memory:");
+  auto run = tune(backend, store, request_for(backend, "exhaustive"));
+  auto& k = run.kernel();
+  ASSERT_EQ(k.measurements.size(), truth.size());
+  EXPECT_EQ(run.winner_variant(), 2);
+  EXPECT_EQ(k.strategy, "exhaustive");
+  for (auto& m : k.measurements) {
+    EXPECT_EQ(m.outcome, Outcome::kOk);
+    EXPECT_TRUE(is_final(m.timing.stop)) << to_string(m.timing.stop);
+    EXPECT_GE(m.timing.summary.count, 20u);
+    EXPECT_LE(m.timing.noise, 0.02);
+    EXPECT_EQ(m.timing.sm_clock_min_mhz, 1980);
+  }
+  // The store derives the same winner, and every row carries its provenance.
+  auto best =
+      store.best(db::CacheKey::make(backend.device(), "tiled_dynamic", "build-test", kShape));
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->best.variant, "Fake<2>");
+  EXPECT_TRUE(best->best.winner);
+  EXPECT_EQ(best->run.strategy, "exhaustive");
+  EXPECT_EQ(best->run.reference_clock_mhz, 1980);
+  auto rows = store.measurements(k.run_id);
+  ASSERT_EQ(rows.size(), truth.size());
+  for (auto& r : rows) {
+    EXPECT_EQ(r.stop_reason, "converged");
+    EXPECT_GT(r.noise, 0);
+    EXPECT_LE(r.median_ci.low, r.summary.median);
+    EXPECT_GE(r.median_ci.high, r.summary.median);
+    EXPECT_EQ(r.sm_clock_max_mhz, 1980);
+  }
+  EXPECT_GT(run.outcome.wall_s, 0);
+  EXPECT_EQ(backend.shapes_opened, 1);
+}
+
+TEST(TuneEngine, RoundsInterleaveWithARotatingStart) {
+  FakeBackend backend({1.0, 1.1, 1.2, 1.3}, 0.001, 2);
+  auto store = db::Store::open(":memory:");
+  auto request = request_for(backend, "exhaustive");
+  request.policy.batch = 5;  // 20 samples: four rounds of one batch each
+  tune(backend, store, request);
+  ASSERT_GE(backend.calls.size(), 8u);
+  // Every round gives each candidate one batch before anyone gets a second.
+  for (size_t round = 0; round + 4 <= backend.calls.size() && round < 16; round += 4) {
+    std::set<int> seen;
+    for (size_t k = round; k < round + 4; ++k) seen.insert(backend.calls[k].candidate);
+    EXPECT_EQ(seen.size(), 4u) << "round starting at call " << round;
+  }
+  // The start rotates, so no candidate is always sampled first.
+  EXPECT_NE(backend.calls[0].candidate, backend.calls[4].candidate);
+  EXPECT_NE(backend.calls[4].candidate, backend.calls[8].candidate);
+  // Verification of every candidate comes before any timing.
+  EXPECT_EQ(backend.checks.size(), 4u);
+}
+
+TEST(TuneEngine, HalvingFindsTheBestWithFarFewerSamplesThanExhaustive) {
+  const auto truth = fifty_truths();
+  const double best = *std::min_element(truth.begin(), truth.end());
+  FakeBackend exhaustive_backend(truth, 0.01, 11, 0.03);
+  auto store_e = db::Store::open(":memory:");
+  auto exhaustive =
+      tune(exhaustive_backend, store_e, request_for(exhaustive_backend, "exhaustive"));
+  FakeBackend halving_backend(truth, 0.01, 12, 0.03);
+  auto store_h = db::Store::open(":memory:");
+  auto halving = tune(halving_backend, store_h, request_for(halving_backend, "halving"));
+
+  EXPECT_LE(truth[size_t(exhaustive.winner_variant())], best * 1.01);
+  EXPECT_LE(truth[size_t(halving.winner_variant())], best * 1.01);
+  const int e = exhaustive.kernel().samples_taken, h = halving.kernel().samples_taken;
+  EXPECT_LT(h * 2, e) << "halving " << h << " samples, exhaustive " << e;
+  EXPECT_EQ(halving.kernel().measurements.size(), 50u);  // everyone screened and recorded
+  int dropped = 0, eliminated = 0;
+  for (auto& m : halving.kernel().measurements) {
+    dropped += m.timing.stop == StopReason::kDropped;
+    eliminated += m.timing.stop == StopReason::kEliminated;
+  }
+  EXPECT_GT(dropped, 0);
+  EXPECT_GT(eliminated, 0);
+  // The store's cached winner is the search's decision, not merely the lowest median.
+  auto key = db::CacheKey::make(halving_backend.device(), "tiled_dynamic", "build-test", kShape);
+  EXPECT_EQ(store_h.best(key)->best.variant,
+            "Fake<" + std::to_string(halving.winner_variant()) + ">");
+}
+
+TEST(TuneEngine, RepeatedRunsAgreeWithinTheTieBand) {
+  const auto truth = fifty_truths();
+  struct Decision {
+    int winner;
+    std::set<int> band;
+  };
+  std::vector<Decision> runs;
+  for (unsigned seed : {21u, 22u, 23u, 24u, 25u}) {
+    FakeBackend backend(truth, 0.01, seed, 0.03);
+    auto store = db::Store::open(":memory:");
+    auto run = tune(backend, store, request_for(backend, "halving"));
+    runs.push_back({run.winner_variant(), run.tie_variants()});
+  }
+  for (size_t a = 0; a < runs.size(); ++a) {
+    EXPECT_LE(truth[size_t(runs[a].winner)], 1.01);
+    for (size_t b = 0; b < runs.size(); ++b) {
+      const int wa = runs[a].winner, wb = runs[b].winner;
+      EXPECT_TRUE(wa == wb || runs[a].band.count(wb) || runs[b].band.count(wa))
+          << "run " << a << " chose " << wa << ", run " << b << " chose " << wb;
+    }
+  }
+}
+
+TEST(TuneEngine, TiesAreConfirmedAndBrokenByTheDocumentedRule) {
+  // Two identical candidates and a slow one: a tie, confirmed with more samples.
+  FakeBackend backend({1.0, 1.0, 1.5}, 0.005, 5);
+  auto store = db::Store::open(":memory:");
+  auto request = request_for(backend, "exhaustive");
+  request.search.confirm_samples = 10;
+  auto run = tune(backend, store, request);
+  auto& k = run.kernel();
+  ASSERT_GE(k.winner, 0);
+  EXPECT_TRUE(k.confirmed);
+  ASSERT_EQ(k.ties.size(), 2u);
+  EXPECT_EQ(k.ties[0], k.winner);
+  EXPECT_EQ(run.tie_variants(), (std::set<int>{0, 1}));
+  const auto& w = k.measurements[size_t(k.winner)];
+  const auto& other = k.measurements[size_t(k.ties[1])];
+  EXPECT_LE(w.timing.summary.median, other.timing.summary.median);  // lower median first
+  EXPECT_GE(w.timing.summary.count, 30u);                           // 20 + 10 confirming
+  EXPECT_GE(backend.samples_for(0), 30);
+  EXPECT_LT(backend.samples_for(2), 30);
+  // The stored rows carry the tie, the winner and the confirming samples.
+  int tied = 0, winners = 0;
+  for (auto& r : store.measurements(k.run_id)) {
+    tied += r.tie;
+    winners += r.winner;
+    if (r.tie) {
+      EXPECT_GE(r.summary.count, 30u);
+    }
+  }
+  EXPECT_EQ(tied, 2);
+  EXPECT_EQ(winners, 1);
+}
+
+TEST(TuneEngine, ThrottledBatchesAreRetakenThenKeptAndMarked) {
+  FakeBackend backend({1.0, 1.2, 1.4}, 0.002, 6);
+  backend.clocks[1] = {1000, 1980};  // one throttled batch, then normal
+  backend.clocks[2] = {900};         // always throttled
+  auto store = db::Store::open(":memory:");
+  auto request = request_for(backend, "exhaustive");
+  request.policy.throttle_retries = 2;
+  auto run = tune(backend, store, request);
+  auto& k = run.kernel();
+  auto& once = k.measurements[1].timing;
+  EXPECT_EQ(once.throttled_batches, 1);
+  EXPECT_FALSE(once.throttled);
+  EXPECT_EQ(once.summary.count, 20u);  // the discarded batch is not among the samples
+  EXPECT_EQ(backend.samples_for(1), 25);
+  EXPECT_EQ(once.sm_clock_min_mhz, 1980);
+  auto& always = k.measurements[2].timing;
+  EXPECT_EQ(always.throttled_batches, 2 + 4);  // 2 retakes, then each kept batch is counted
+  EXPECT_TRUE(always.throttled);
+  EXPECT_EQ(always.sm_clock_min_mhz, 900);
+  EXPECT_EQ(k.throttled_batches, 1 + 6);
+  auto rows = store.measurements(k.run_id);
+  EXPECT_FALSE(rows[1].throttled);
+  EXPECT_EQ(rows[1].throttled_batches, 1);
+  EXPECT_TRUE(rows[2].throttled);
+  // Without a reference clock (no NVML) nothing is called throttled.
+  FakeBackend quiet({1.0}, 0.002, 6);
+  quiet.clocks[0] = {900};
+  auto store2 = db::Store::open(":memory:");
+  auto r2 = request_for(quiet, "exhaustive");
+  r2.reference_clock_mhz = 0;
+  EXPECT_EQ(tune(quiet, store2, r2).kernel().measurements[0].timing.throttled_batches, 0);
+}
+
+TEST(TuneEngine, WrongResultsNeverWinAndFailuresAreStored) {
+  FakeBackend backend({0.5, 1.0, 1.2}, 0.002, 7);
+  backend.wrong = {0};
+  auto store = db::Store::open(":memory:");
+  auto run = tune(backend, store, request_for(backend, "halving"));
+  EXPECT_EQ(run.winner_variant(), 1);
+  EXPECT_EQ(run.kernel().measurements[0].outcome, Outcome::kWrongResult);
+  EXPECT_EQ(backend.samples_for(0), 0);
+  EXPECT_EQ(store.measurements(run.kernel().run_id)[0].outcome, "wrong_result");
+}
+
+TEST(TuneEngine, ACrashEndsAnInProcessRunButNotAnIsolatedOne) {
+  for (bool isolates : {false, true}) {
+    FakeBackend backend({1.0, 1.1, 1.2}, 0.002, 8);
+    backend.crash = {1};
+    backend.isolates = isolates;
+    auto store = db::Store::open(":memory:");
+    auto run = tune(backend, store, request_for(backend, "exhaustive"));
+    EXPECT_EQ(run.outcome.context_lost, !isolates);
+    EXPECT_EQ(run.kernel().winner >= 0, isolates);
+    EXPECT_EQ(backend.checks.size(), isolates ? 3u : 2u);
+  }
+}
+
+TEST(TuneEngine, MaxCandidatesMeasuresTheFirstInStrategyOrder) {
+  FakeBackend backend(fifty_truths(), 0.005, 9);
+  backend.textbook = 30;
+  auto store = db::Store::open(":memory:");
+  auto request = request_for(backend, "occupancy");
+  request.search.max_candidates = 5;
+  auto run = tune(backend, store, request);
+  auto& k = run.kernel();
+  EXPECT_EQ(k.measurements.size(), 5u);
+  EXPECT_EQ(k.unmeasured, 45);
+  EXPECT_EQ(backend.checks.front(), 30);  // the textbook answer first
+}
+
+TEST(TuneEngine, TimeBudgetCutsTheRaceAndSaysSo) {
+  const auto truth = fifty_truths();
+  FakeBackend backend(truth, 0.005, 10);
+  auto store = db::Store::open(":memory:");
+  auto request = request_for(backend, "exhaustive");
+  request.search.time_budget_s = 0.3;  // exhaustive needs about 50 x 20 x 2 ms = 2 s
+  auto run = tune(backend, store, request);
+  EXPECT_TRUE(run.outcome.budget_exhausted);
+  auto& k = run.kernel();
+  EXPECT_EQ(k.stopped, StopReason::kBudget);
+  EXPECT_LT(backend.now, 0.3 + 0.05);  // stops within one batch of the deadline
+  int cut = 0;
+  for (auto& m : k.measurements) cut += m.timing.stop == StopReason::kBudget;
+  EXPECT_GT(cut + k.unmeasured, 0);
+  EXPECT_GE(k.winner, 0);  // the best of what was measured
+}
+
+TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
+  const std::vector<double> truth = {1.0, 1.1, 1.2, 1.3, 1.4, 1.5};
+  auto store = db::Store::open(":memory:");
+  std::atomic<bool> interrupted{false};
+  {
+    FakeBackend backend(truth, 0.001, 13);
+    auto request = request_for(backend, "exhaustive");
+    request.policy.batch = 10;  // two batches to reach the 20 samples of the stopping rule
+    backend.interrupt = &interrupted;
+    backend.interrupt_after = 8;  // round 1 (6 batches), then 2 batches of round 2
+    auto run = tune(backend, store, request, &interrupted);
+    EXPECT_TRUE(run.outcome.interrupted);
+    EXPECT_EQ(store.runs().at(0).status, "interrupted");
+    // Round 2 starts at candidate 1: candidates 1 and 2 have their 20 samples and count as
+    // converged; the others stay interrupted, which is not reusable.
+    std::vector<std::string> stops;
+    for (auto& m : run.kernel().measurements) stops.emplace_back(to_string(m.timing.stop));
+    EXPECT_EQ(stops, (std::vector<std::string>{"interrupted", "converged", "converged",
+                                               "interrupted", "interrupted", "interrupted"}));
+  }
+  FakeBackend backend(truth, 0.001, 14);
+  auto request = request_for(backend, "exhaustive");
+  request.policy.batch = 10;
+  auto second = tune(backend, store, request);
+  EXPECT_FALSE(second.outcome.interrupted);
+  EXPECT_EQ(second.kernel().reused, 2);
+  EXPECT_EQ(backend.samples_for(1) + backend.samples_for(2), 0);
+  EXPECT_EQ(backend.checks.size(), 4u);
+  EXPECT_EQ(second.winner_variant(), 0);
+  // A third run reuses everything: nothing is checked or sampled again, the winner stands.
+  FakeBackend again(truth, 0.001, 15);
+  auto third = tune(again, store, request);
+  EXPECT_EQ(third.kernel().reused, 6);
+  EXPECT_TRUE(again.calls.empty());
+  EXPECT_TRUE(again.checks.empty());
+  EXPECT_EQ(third.winner_variant(), 0);
+  for (auto& m : third.kernel().measurements) EXPECT_GT(m.reused_from, 0);
+  auto key = db::CacheKey::make(again.device(), "tiled_dynamic", "build-test", kShape);
+  EXPECT_EQ(store.best(key)->run.id, third.kernel().run_id);
+  // --force measures everything again.
+  FakeBackend forced(truth, 0.001, 16);
+  request.force = true;
+  auto fourth = tune(forced, store, request);
+  EXPECT_EQ(fourth.kernel().reused, 0);
+  EXPECT_EQ(forced.checks.size(), 6u);
+  // A different protocol reuses nothing either.
+  FakeBackend other(truth, 0.001, 17);
+  request.force = false;
+  request.policy.samples = 25;
+  EXPECT_EQ(tune(other, store, request).kernel().reused, 0);
+  // Eliminated rows are reused only under the same strategy; finished ones under any.
+  request.policy.samples = 30;
+  FakeBackend halving(truth, 0.001, 18);
+  auto h = request_for(halving, "halving");
+  h.policy = request.policy;
+  auto first_halving = tune(halving, store, h);
+  int eliminated = 0;
+  for (auto& m : first_halving.kernel().measurements)
+    eliminated += m.timing.stop == StopReason::kEliminated;
+  EXPECT_EQ(eliminated, 3);  // 6 -> keep 3 finalists
+  FakeBackend exhaustive(truth, 0.001, 19);
+  auto e = request_for(exhaustive, "exhaustive");
+  e.policy = request.policy;
+  EXPECT_EQ(tune(exhaustive, store, e).kernel().reused, 3);
+  EXPECT_EQ(exhaustive.checks.size(), 3u);
+  FakeBackend halving_again(truth, 0.001, 20);
+  auto h2 = request_for(halving_again, "halving");
+  h2.policy = request.policy;
+  EXPECT_EQ(tune(halving_again, store, h2).kernel().reused, 6);
+}
+
+TEST(TuneEngine, ProgressCountsToTheTotal) {
+  FakeBackend backend(fifty_truths(), 0.005, 19);
+  auto store = db::Store::open(":memory:");
+  TuneEvents events;
+  std::vector<TuneProgress> seen;
+  events.on_progress = [&](const TuneProgress& p) { seen.push_back(p); };
+  tune(backend, store, request_for(backend, "halving"), nullptr, events);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back().done, 50);
+  EXPECT_EQ(seen.back().total, 50);
+  EXPECT_EQ(seen.back().phase, "done");
+  EXPECT_FALSE(seen.back().best.empty());
+  bool eta = false, screen = false;
+  for (auto& p : seen) {
+    EXPECT_LE(p.done, p.total);
+    eta |= p.eta_s > 0;
+    screen |= p.phase == "screen";
+  }
+  EXPECT_TRUE(eta);
+  EXPECT_TRUE(screen);
+}
+
+}  // namespace
+}  // namespace occtune
