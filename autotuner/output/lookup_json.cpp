@@ -1,0 +1,71 @@
+// JSON of a lookup result. "config" is what a launcher needs, in one shape for every step; the
+// measured entry ("entry", the same document `query` prints) or the heuristic's planning
+// details sit beside it.
+#include "autotuner/output/lookup_json.hpp"
+
+#include "autotuner/output/json_output.hpp"
+
+namespace occtune::output {
+
+using nlohmann::json;
+
+namespace {
+
+json config_json(const db::StoredMeasurement& m) {
+  return {{"variant", m.variant},
+          {"params", m.params},
+          {"threads", m.threads},
+          {"tile", m.tile},
+          {"dynamic_smem", m.dynamic_smem},
+          {"occupancy", m.occupancy},
+          {"limiter", m.limiter}};
+}
+
+json config_json(const Candidate& c) {
+  return {{"variant", c.variant ? c.variant->symbol : ""},
+          {"params", c.variant ? c.variant->label() : ""},
+          {"threads", c.threads},
+          {"tile", c.tile},
+          {"dynamic_smem", c.dynamic_smem},
+          {"occupancy", c.occupancy},
+          {"limiter", c.limiter}};
+}
+
+}  // namespace
+
+json to_json(const db::HeuristicAnswer& h) {
+  const Candidate& c = h.candidate;
+  return {{"method", h.method},
+          {"oracle", h.oracle},
+          {"active_blocks_per_sm", c.active_blocks_per_sm},
+          {"registers", c.registers},
+          {"grid", {c.grid_x, c.grid_y}},
+          {"waves", c.waves},
+          {"nearest_arch_registers", h.nearest_arch_registers}};
+}
+
+json chain_json(const db::LookupResult& result) {
+  json chain = json::array();
+  for (auto& s : result.steps)
+    chain.push_back({{"step", std::string(db::to_string(s.step))},
+                     {"result", std::string(db::to_string(s.state))},
+                     {"detail", s.detail}});
+  return chain;
+}
+
+json to_json(const db::LookupResult& result) {
+  json j = {{"answered_by", nullptr}, {"measured", result.measured()},
+            {"config", nullptr},      {"entry", nullptr},
+            {"heuristic", nullptr},   {"chain", chain_json(result)}};
+  if (result.answered_by) j["answered_by"] = std::string(db::to_string(*result.answered_by));
+  if (result.entry) {
+    j["config"] = config_json(result.entry->best);
+    j["entry"] = to_json(*result.entry);
+  } else if (result.heuristic) {
+    j["config"] = config_json(result.heuristic->candidate);
+    j["heuristic"] = to_json(*result.heuristic);
+  }
+  return j;
+}
+
+}  // namespace occtune::output

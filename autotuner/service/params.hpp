@@ -1,0 +1,49 @@
+// Query-parameter validation for the HTTP routes: each route names the parameters it accepts;
+// anything unknown, repeated, malformed or out of range is a BadParameter naming it (400).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace occtune::service {
+
+struct BadParameter {
+  std::string name;
+  std::string detail;
+};
+
+// The largest accepted m, n, k: the kernels index with 32-bit ints (core/shape.hpp).
+inline constexpr std::int64_t kMaxDimension = 2147483647;
+
+class QueryParams {
+ public:
+  using Multimap = std::multimap<std::string, std::string>;  // httplib::Params
+  // Throws BadParameter for a name outside `allowed` or given more than once.
+  QueryParams(const Multimap& params, std::initializer_list<std::string_view> allowed);
+
+  bool has(std::string_view name) const;
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", hex digits, returned in lower case.
+  std::string uuid(std::string_view name) const;
+  std::optional<std::string> optional_uuid(std::string_view name) const;
+  // A decimal integer in [1, max]; no sign, no leading zeros, no spaces.
+  std::int64_t positive(std::string_view name, std::int64_t max) const;
+  std::int64_t positive_or(std::string_view name, std::int64_t max, std::int64_t fallback) const;
+  // A registered kernel family name.
+  std::string kernel(std::string_view name) const;
+  std::optional<std::string> optional_kernel(std::string_view name) const;
+  // One of `choices`.
+  std::string choice(std::string_view name, std::initializer_list<std::string_view> choices,
+                     std::string_view fallback) const;
+  bool boolean_or(std::string_view name, bool fallback) const;
+
+ private:
+  const std::string& required(std::string_view name) const;
+  const std::string* find(std::string_view name) const;
+  const Multimap& params_;
+};
+
+}  // namespace occtune::service
