@@ -1,0 +1,139 @@
+// occtune check: the regression gate on a GPU. For each key of a job it measures the cached
+// winner and its nearest runners-up again, re-verifies them against cuBLAS and judges them
+// against the stored baseline (docs/ci.md). Reads the store only.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "autotuner/cli/backend_factory.hpp"
+#include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/gate_cli.hpp"
+#include "autotuner/core/error.hpp"
+#include "autotuner/core/job_config.hpp"
+#include "autotuner/engine/regression_check.hpp"
+#include "db/store.hpp"
+#include "kernels/kernel_manifest.hpp"
+#include "kernels/registry.hpp"
+
+namespace occtune::cli {
+namespace {
+
+struct CheckOptions {
+  std::string config;
+  std::vector<std::string> kernels;
+  std::vector<std::string> shapes;
+  std::string device;
+  std::string db;
+  int samples = 0;
+  std::vector<std::string> overrides;
+  bool quiet = false;
+  bool no_isolation = false;
+  GateCliOptions gate;
+};
+
+// "tiled_dynamic=tiled_dynamic_slow": measure the second family's variant with the cached
+// winner's parameters in place of the first (how the gate is shown to fail on a real GPU).
+std::map<std::string, std::string> parse_overrides(const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
+  for (auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      fail(ExitCode::kUsage, fmt::format("--kernel-override '{}' is not FAMILY=FAMILY; pass e.g. "
+                                         "tiled_dynamic=tiled_dynamic_slow",
+                                         item));
+    const std::string from = item.substr(0, eq), to = item.substr(eq + 1);
+    validate_kernel_name(from);
+    if (!kernels::find_family(to))
+      fail(ExitCode::kUsage,
+           fmt::format("--kernel-override: unknown kernel '{}'; known kernels: {} (the test-only "
+                       "slowed kernels are registered with OCCTUNE_TEST_KERNELS=1)",
+                       to, kernels::family_names()));
+    out[from] = to;
+  }
+  return out;
+}
+
+int run_check_command(const CheckOptions& o) {
+  parse_format(o.gate.format, false);  // bad input fails before any GPU work
+  JobConfig job = load_job_config(resolve(o.config, "OCCTUNE_CONFIG", "", ""));
+  if (!o.kernels.empty()) {
+    for (auto& k : o.kernels) validate_kernel_name(k);
+    job.kernels = o.kernels;
+  }
+  if (!o.shapes.empty()) {
+    job.shapes.clear();
+    for (auto& s : o.shapes) job.shapes.push_back(parse_shape(s));
+  }
+  if (job.kernels.empty()) job.kernels = {"tiled_dynamic"};
+  if (job.shapes.empty())
+    fail(ExitCode::kUsage,
+         "no shapes to check; pass --shape MxNxK or list [job].shapes in the config");
+  if (o.samples < 0 || o.samples > 100000)
+    fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
+  if (o.samples > 0) job.policy.samples = o.samples;
+
+  gate::CheckRequest request;
+  request.kernels = job.kernels;
+  request.shapes = job.shapes;
+  request.min_tile = job.min_tile;
+  request.policy = job.policy;
+  request.gate = resolve_gate_options(o.gate, job.check.threshold, job.check.runners_up);
+  request.build_id = std::string(kernels::kernel_build_id());
+  request.kernel_override = parse_overrides(o.overrides);
+
+  const std::string db_path =
+      resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
+  auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
+  BackendOptions backend_options;
+  backend_options.device_selector =
+      resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), "");
+  backend_options.isolation = !o.no_isolation;
+  auto backend = make_backend(backend_options);
+
+  const bool tty = isatty(STDERR_FILENO);
+  gate::CheckEvents events;
+  events.on_progress = [&](const std::string& what) {
+    if (o.quiet) return;
+    if (tty)
+      std::cerr << "\r\033[K" << what << std::flush;
+    else
+      std::cerr << what << '\n';
+  };
+  events.on_key = [&](const gate::KeyVerdict&) {
+    if (!o.quiet && tty) std::cerr << "\r\033[K" << std::flush;
+  };
+  const gate::GateReport report = gate::run_check(*backend, store, request, events);
+  return emit_gate_report(report, o.gate);
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Context&, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "check",
+      "Regression gate on the GPU: measure the cached winners again and judge them "
+      "against the stored baselines (exit 1 on SLOW or WRONG)");
+  auto o = std::make_shared<CheckOptions>();
+  cmd->add_option("--config", o->config,
+                  "TOML job file (default: built-in configs/default.toml; "
+                  "env OCCTUNE_CONFIG)");
+  cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
+  cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
+  cmd->add_option("--db", o->db, "database with the baselines (env OCCTUNE_DB)");
+  cmd->add_option("--samples", o->samples,
+                  "timed samples per configuration (default: the job's [measure].samples)");
+  cmd->add_option("--kernel-override", o->overrides,
+                  "FAMILY=FAMILY: launch the second family's variant with the cached winner's "
+                  "parameters (testing the gate, e.g. tiled_dynamic=tiled_dynamic_slow)");
+  cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
+  cmd->add_flag("--no-isolation", o->no_isolation,
+                "measure in this process instead of a worker (debugging)");
+  add_gate_options(*cmd, o->gate);
+  cmd->callback([&action, o] { action = [o] { return run_check_command(*o); }; });
+}
+
+}  // namespace occtune::cli

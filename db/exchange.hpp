@@ -1,0 +1,56 @@
+// Export and import of stored runs as one JSON document (docs/schema/export.schema.json): every
+// run with all its candidates, samples and provenance, so results travel between machines (a GPU
+// runner and a CPU-only CI job) and merge into another store without duplicates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace occtune::db {
+
+// Version of the export document's layout (its "schema_version"); bump on incompatible change.
+inline constexpr int kExportSchemaVersion = 1;
+
+struct ExportProvenance {
+  std::string tool_version;
+  std::vector<std::string> argv;
+};
+
+// All runs of the store, newest first, read in one snapshot. Every column of the runs and
+// measurements tables is written under its own name (a `*_json` text column as the decoded JSON
+// value under the name without the suffix), so columns added by later schema versions travel
+// without changes here.
+struct ExportResult {
+  std::string json;
+  int runs = 0;
+  int measurements = 0;
+};
+ExportResult export_runs(Store& store, const ExportProvenance& provenance);
+
+struct ImportSummary {
+  int runs_added = 0;
+  int runs_replaced = 0;  // a run stored as `running` that the document has finished
+  int runs_skipped = 0;   // already present: importing the same document again adds nothing
+  int measurements_added = 0;
+  std::vector<std::string> dropped_fields;  // fields this database's schema has no column for
+};
+
+// Merges a document into the store in one BEGIN IMMEDIATE transaction (all or nothing). A run's
+// identity is its device key, kernel, build id, dtype, shape and start time (milliseconds): a run
+// already present is skipped. Throws Error: kUsage for malformed input (naming `origin` and the
+// offending field), kNotFound for a newer export schema, kRuntime for database failures.
+ImportSummary import_runs(Store& store, const std::string& json_text, const std::string& origin);
+
+// A run with its measurements as the regression gate reads them (from a store or an export).
+struct RunRecord {
+  StoredRun run;
+  std::vector<StoredMeasurement> measurements;
+};
+
+// The runs of an export document, newest first. Same errors as import_runs.
+std::vector<RunRecord> read_export(const std::string& json_text, const std::string& origin);
+
+}  // namespace occtune::db
