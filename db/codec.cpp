@@ -94,10 +94,25 @@ DeviceInfo device_from_json(const std::string& text) {
   return d;
 }
 
+// Every field that changes what a sample means or when sampling stops: reuse of stored
+// measurements compares this text, so two protocols are the same exactly when it is.
 std::string policy_json(const TimingPolicy& p) {
   json j = {
-      {"warmup", p.warmup},       {"samples", p.samples}, {"flush_l2", p.flush_l2},
-      {"tolerance", p.tolerance}, {"seed", p.seed},       {"timer", p.timer},
+      {"warmup", p.warmup},
+      {"samples", p.samples},
+      {"min_time_s", p.min_time_s},
+      {"target_noise", p.target_noise},
+      {"max_seconds_per_candidate", p.max_seconds_per_candidate},
+      {"max_samples", p.max_samples},
+      {"batch", p.batch},
+      {"flush_l2", p.flush_l2},
+      {"tolerance", p.tolerance},
+      {"seed", p.seed},
+      {"settle_ms", p.settle_ms},
+      {"settle_timeout_ms", p.settle_timeout_ms},
+      {"throttle_ratio", p.throttle_ratio},
+      {"throttle_retries", p.throttle_retries},
+      {"timer", p.timer},
   };
   return dump(j);
 }

@@ -1,6 +1,6 @@
-// Schema version 1 and the migration mechanism: an ordered list of steps, each taking the file
-// from version v to v+1, all applied in one transaction so a file is never left half-migrated.
-// Creating a fresh file is simply the step from version 0.
+// Schema versions 1 to 3 and the migration mechanism: an ordered list of steps, each taking the
+// file from version v to v+1, all applied in one transaction so a file is never left
+// half-migrated. Creating a fresh file is simply the step from version 0.
 #include "db/schema.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -102,13 +102,46 @@ CREATE TABLE measurements (
 CREATE INDEX measurements_by_run ON measurements (run_id, outcome, median_ms);
 )sql";
 
+// Version 2: the provenance of each sample set and the search's decision (issue #4), and the
+// strategy and throttle reference of each run. Older rows read as "unknown" (0, '').
+constexpr const char* kAddProvenanceV2 = R"sql(
+ALTER TABLE runs ADD COLUMN strategy TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN reference_clock_mhz INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN noise REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN ci_low_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN ci_high_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN sm_clock_min_mhz INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN sm_clock_max_mhz INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN throttled_batches INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE measurements ADD COLUMN search_round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN tie INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN winner INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN reused_from INTEGER;
+)sql";
+
+// Version 3: who writes each run (db/run_owner.hpp), so a run left 'running' by a process that
+// no longer exists can be told from one still in progress and marked 'interrupted'. NULL in
+// older rows: owner unknown, never touched. The partial index keeps that check cheap.
+constexpr const char* kAddRunOwnerV3 = R"sql(
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+ALTER TABLE runs ADD COLUMN owner_boot_id TEXT;
+ALTER TABLE runs ADD COLUMN owner_pid_ns TEXT;
+ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;
+CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
+)sql";
+
 struct Migration {
   int from;  // the step takes the file from `from` to `from + 1`
   void (*apply)(SQLite::Database&);
 };
 
-constexpr std::array<Migration, 1> kMigrations = {{
+constexpr std::array<Migration, 3> kMigrations = {{
     {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
+    {1, [](SQLite::Database& db) { db.exec(kAddProvenanceV2); }},
+    {2, [](SQLite::Database& db) { db.exec(kAddRunOwnerV3); }},
 }};
 constexpr bool steps_are_contiguous() {
   for (std::size_t i = 0; i < kMigrations.size(); ++i)
@@ -179,6 +212,16 @@ void migrate(SQLite::Database& db, const std::filesystem::path& path) {
   // Both pragmas write the header page inside the transaction, so they commit or roll back
   // together with the DDL.
   db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
+  db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
+  transaction.commit();
+}
+
+void create_as_version(SQLite::Database& db, int version) {
+  if (version < 1 || version > kSchemaVersion)
+    fail(ExitCode::kUsage, fmt::format("no schema version {} to create", version));
+  SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+  for (int v = 0; v < version; ++v) kMigrations[static_cast<std::size_t>(v)].apply(db);
+  db.exec(fmt::format("PRAGMA user_version = {}", version));
   db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
   transaction.commit();
 }

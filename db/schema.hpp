@@ -28,4 +28,9 @@ void check_compatible(const FileState& state, const std::filesystem::path& path,
 // inside the transaction because another process may have migrated the file in the meantime.
 void migrate(SQLite::Database& db, const std::filesystem::path& path);
 
+// Gives an empty database the schema exactly as an occtune of schema `version` created it
+// (steps 0 .. version-1, stamped with that user_version): tests build old files with it to prove
+// that migrations keep data and run as one transaction.
+void create_as_version(SQLite::Database& db, int version);
+
 }  // namespace occtune::db::schema

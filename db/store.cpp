@@ -1,6 +1,7 @@
-// The SQLite store: opening (pragmas, compatibility checks, migration), the write transactions of
-// a tuning run, and the lookups that derive the best configuration from stored measurements.
-// SQLite errors are turned into occtune::Error here, naming the database path and the fix.
+// The SQLite store: opening (pragmas, compatibility checks, migration, damaged files, abandoned
+// runs), the write transactions of a tuning run, and the lookups that derive the best
+// configuration from stored measurements. SQLite errors are turned into occtune::Error here,
+// naming the database path and the fix.
 #include "db/store.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -8,12 +9,16 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -22,6 +27,11 @@
 
 #include "autotuner/core/error.hpp"
 #include "db/codec.hpp"
+#include "db/doctor.hpp"
+#include "db/file_probe.hpp"
+#include "db/recovery.hpp"
+#include "db/retry.hpp"
+#include "db/run_owner.hpp"
 #include "db/schema.hpp"
 
 namespace occtune::db {
@@ -29,7 +39,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kBusyTimeoutMs = 5000;
+constexpr int kBusyTimeoutMs = kDefaultBusyTimeoutMs;
 // Evaluated by SQLite so every writer stamps with the same clock and format.
 constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -82,8 +92,14 @@ std::string_view sqlite_hint(const SQLite::Exception& e) {
 
 [[noreturn]] void io_failure(const fs::path& path, std::string_view what,
                              const SQLite::Exception& e) {
+  const std::string hint =
+      is_damage(e) ? fmt::format(
+                         "run `occtune db doctor --db {} --repair` to move it aside and "
+                         "start a fresh store",
+                         path.string())
+                   : std::string(sqlite_hint(e));
   fail(ExitCode::kRuntime, fmt::format("database '{}': {} failed: {}; {}", path.string(), what,
-                                       sqlite_reason(e), sqlite_hint(e)));
+                                       sqlite_reason(e), hint));
 }
 
 [[noreturn]] void no_such_run(const fs::path& path, std::int64_t run_id) {
@@ -95,20 +111,24 @@ std::string_view sqlite_hint(const SQLite::Exception& e) {
 // Runs `body` in one transaction and maps SQLite errors to Error(kRuntime). The transaction
 // rolls back on any exception, so a failed operation leaves the database as it was. Writers take
 // the lock up front (IMMEDIATE): a deferred writer that has to upgrade its lock gets SQLITE_BUSY
-// without the busy handler being consulted.
+// without the busy handler being consulted. A transaction that still fails with SQLITE_BUSY
+// after the busy timeout is retried whole (db/retry.hpp), so `body` may run more than once and
+// must build its result inside.
 template <typename Body>
 auto in_transaction(SQLite::Database& db, const fs::path& path, std::string_view what,
                     SQLite::TransactionBehavior behavior, Body&& body) -> decltype(body()) {
   try {
-    SQLite::Transaction transaction(db, behavior);
-    if constexpr (std::is_void_v<decltype(body())>) {
-      body();
-      transaction.commit();
-    } else {
-      auto result = body();
-      transaction.commit();
-      return result;
-    }
+    return with_busy_retry(BusyRetry{}, [&]() -> decltype(body()) {
+      SQLite::Transaction transaction(db, behavior);
+      if constexpr (std::is_void_v<decltype(body())>) {
+        body();
+        transaction.commit();
+      } else {
+        auto result = body();
+        transaction.commit();
+        return result;
+      }
+    });
   } catch (const SQLite::Exception& e) {
     io_failure(path, what, e);
   }
@@ -183,7 +203,8 @@ constexpr const char* kRunColumns =
     "r.id, d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
     "d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k, r.status, r.started_at, "
     "r.finished_at, r.tool_version, r.argv_json, r.policy_json, r.cublas_count, r.cublas_min_ms, "
-    "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms";
+    "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms, "
+    "r.strategy, r.reference_clock_mhz";
 
 StoredRun read_run(SQLite::Statement& statement) {
   Row row(statement);
@@ -216,6 +237,8 @@ StoredRun read_run(SQLite::Statement& statement) {
   run.cublas.q3 = row.next_double();
   run.cublas.max = row.next_double();
   run.cublas.mean = row.next_double();
+  run.strategy = row.next_string();
+  run.reference_clock_mhz = row.next_int();
   return run;
 }
 
@@ -223,7 +246,8 @@ constexpr const char* kMeasurementColumns =
     "id, run_id, variant, params, threads, tile, dynamic_smem, registers, active_blocks_per_sm, "
     "occupancy, limiter, origin, grid_x, grid_y, waves, outcome, error, rejection, rel_error, "
     "sample_count, min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, gflops, "
-    "sm_clock_mhz";
+    "sm_clock_mhz, noise, ci_low_ms, ci_high_ms, sm_clock_min_mhz, sm_clock_max_mhz, throttled, "
+    "throttled_batches, stop_reason, search_round, tie, winner, reused_from";
 
 StoredMeasurement read_measurement(SQLite::Statement& statement) {
   Row row(statement);
@@ -262,7 +286,49 @@ StoredMeasurement read_measurement(SQLite::Statement& statement) {
   m.samples_ms = codec::samples_from_json(row.next_string());
   m.gflops = row.next_double();
   m.sm_clock_mhz = row.next_int();
+  m.noise = row.next_double();
+  m.median_ci.low = row.next_double();
+  m.median_ci.high = row.next_double();
+  m.sm_clock_min_mhz = row.next_int();
+  m.sm_clock_max_mhz = row.next_int();
+  m.throttled = row.next_int() != 0;
+  m.throttled_batches = row.next_int();
+  m.stop_reason = row.next_string();
+  m.search_round = row.next_int();
+  m.tie = row.next_int() != 0;
+  m.winner = row.next_int() != 0;
+  m.reused_from = row.next_int64();
   return m;
+}
+
+// What a measurement says about its result, as opposed to which candidate it is: the part that
+// update_measurement() may rewrite. Bound by bind_result() in this order.
+constexpr const char* kResultColumns =
+    "outcome, error, rel_error, sample_count, min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, "
+    "samples_json, flops, gflops, sm_clock_mhz, noise, ci_low_ms, ci_high_ms, sm_clock_min_mhz, "
+    "sm_clock_max_mhz, throttled, throttled_batches, stop_reason, search_round, tie, winner, "
+    "reused_from";
+constexpr const char* kResultPlaceholders =
+    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+void bind_result(Binder& bind, const Measurement& m) {
+  const Timing& t = m.timing;
+  const Summary& s = t.summary;
+  bind(to_string(m.outcome))(m.error);
+  if (m.rel_error < 0) {
+    bind.null();
+  } else {
+    bind(m.rel_error);
+  }
+  bind(s.count)(s.min)(s.q1)(s.median)(s.q3)(s.max)(s.mean)(codec::samples_json(t.samples_ms))(
+      m.flops)(m.gflops())(t.sm_clock_mhz)(t.noise)(t.median_ci.low)(t.median_ci.high)(
+      t.sm_clock_min_mhz)(t.sm_clock_max_mhz)(t.throttled ? 1 : 0)(t.throttled_batches)(
+      to_string(t.stop))(m.search_round)(m.tie ? 1 : 0)(m.winner ? 1 : 0);
+  if (m.reused_from > 0) {
+    bind(m.reused_from);
+  } else {
+    bind.null();
+  }
 }
 
 constexpr const char* kDeviceColumns =
@@ -312,7 +378,9 @@ void check_writable_location(const fs::path& path, bool exists) {
   } else if (!fs::is_directory(status)) {
     cannot_open(path, fmt::format("'{}' is not a directory", dir.string()));
   }
-  if (exists && ::access(path.c_str(), W_OK) != 0) {
+  // ENOENT: the file was moved aside (a damaged store being replaced) since it was seen; the
+  // directory check below is then the one that matters.
+  if (exists && ::access(path.c_str(), W_OK) != 0 && errno != ENOENT) {
     cannot_open(
         path, fmt::format("the file is not writable ({})", std::generic_category().message(errno)));
   }
@@ -343,6 +411,110 @@ void switch_to_wal(SQLite::Database& db) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+// Runs left 'running' by processes that no longer exist (SIGKILL, a crash, a reboot) would stay
+// 'running' for ever: they are marked 'interrupted' here, so every run of a dead writer ends in
+// a final state. Runs of live processes, other hosts and unknown owners are left alone. The
+// check is a read of a partial index; the write lock is taken only when there is work.
+void interrupt_abandoned_runs(SQLite::Database& db, const fs::path& path) {
+  auto abandoned = [&] {
+    std::vector<owner::RunningRun> out;
+    for (auto& run : owner::running_runs(db))
+      if (run.liveness == owner::Liveness::kDead) out.push_back(std::move(run));
+    return out;
+  };
+  const bool any = with_busy_retry(BusyRetry{}, [&] {
+    SQLite::Transaction snapshot(db);
+    const bool found = !abandoned().empty();
+    snapshot.commit();
+    return found;
+  });
+  if (!any) return;
+  const auto marked = with_busy_retry(BusyRetry{}, [&] {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    auto runs = abandoned();  // again, under the write lock
+    std::vector<std::int64_t> ids;
+    for (const auto& run : runs) ids.push_back(run.id);
+    owner::mark_interrupted(db, ids);
+    transaction.commit();
+    return runs;
+  });
+  for (const auto& run : marked) {
+    spdlog::info(
+        "database '{}': run {} ({}, started {}) was left 'running' and {}; marked it "
+        "'interrupted' (its measurements are kept, it is never used as the best)",
+        path.string(), run.id, run.kernel, run.started_at, run.why);
+  }
+}
+
+// SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB) while opening it. Store::open
+// decides what to do about it, since that depends on the mode and on whose file it is.
+struct Damaged {
+  std::string reason;
+};
+
+// The connection as Store::open makes it: pragmas, compatibility checks, migration, WAL and
+// abandoned runs, in that order, so a refused file is left byte-for-byte untouched.
+std::unique_ptr<SQLite::Database> connect(const fs::path& path, bool writable, bool memory) {
+  std::unique_ptr<SQLite::Database> db;
+  const char* stage = "opening the file";  // named in the message: locks differ per step
+  try {
+    const int flags =
+        writable ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
+    db = std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
+    // SQLite silently falls back to read-only when it may not write the file.
+    if (writable && sqlite3_db_readonly(db->getHandle(), "main") == 1) {
+      cannot_open(path, "the file is not writable");
+    }
+    db->exec("PRAGMA foreign_keys = ON");
+    db->exec("PRAGMA synchronous = NORMAL");
+    stage = "reading the header";
+    const schema::FileState state = with_busy_retry(BusyRetry{}, [&] {
+      SQLite::Transaction snapshot(*db);  // the header and the table list from one moment
+      const schema::FileState inspected = schema::inspect(*db);
+      snapshot.commit();
+      return inspected;
+    });
+    // Everything that can refuse the file runs before the first write, so a refused file stays
+    // byte-for-byte untouched.
+    schema::check_compatible(state, path, writable ? OpenMode::kReadWrite : OpenMode::kReadOnly);
+    if (writable && state.user_version < kSchemaVersion) {
+      stage = "migrating the schema";
+      with_busy_retry(BusyRetry{}, [&] { schema::migrate(*db, path); });
+    }
+    if (writable && !memory) {
+      stage = "switching to WAL";
+      with_busy_retry(BusyRetry{}, [&] { switch_to_wal(*db); });
+      stage = "checking for abandoned runs";
+      interrupt_abandoned_runs(*db, path);
+    }
+  } catch (const SQLite::Exception& e) {
+    if (is_damage(e)) throw Damaged{fmt::format("{} while {}", sqlite_reason(e), stage)};
+    cannot_open(path, fmt::format("{} while {}", sqlite_reason(e), stage));
+  }
+  return db;
+}
+
+// (device, inode) of the file at `path`, nullopt when there is none.
+std::optional<std::pair<dev_t, ino_t>> file_identity(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::pair{st.st_dev, st.st_ino};
+}
+
+// Only files that are recognisably ours are ever moved: the application_id in the header says
+// so even when SQLite cannot read the header any more. Anything else is left as it is.
+[[noreturn]] void refuse_damaged_foreign_file(const fs::path& path, const Damaged& damage) {
+  const auto header = probe::read_header(path);
+  if (header && !header->sqlite_magic) {
+    cannot_open(path,
+                "the file is not an SQLite database (nor an occtune one), so occtune "
+                "leaves it untouched");
+  }
+  cannot_open(path, fmt::format("{}, and the file is not recognisably an occtune database, so "
+                                "occtune leaves it untouched",
+                                damage.reason));
 }
 
 }  // namespace
@@ -384,46 +556,72 @@ Store Store::open(const std::filesystem::path& path, OpenMode mode) {
           ExitCode::kNotFound,
           fmt::format("no database at '{}'; run `occtune tune` first or pass --db", path.string()));
     }
+    if (const auto type = probe::filesystem_type(path)) {
+      if (const auto name =
+              probe::check_local_filesystem(path, *type, probe::network_filesystem_allowed())) {
+        spdlog::warn(
+            "database '{}' is on a network filesystem ({}); used because "
+            "OCCTUNE_ALLOW_NETWORK_FS=1: run one occtune process at a time on it",
+            path.string(), *name);
+      }
+    }
     if (writable) check_writable_location(path, exists);
   }
 
-  std::unique_ptr<SQLite::Database> db;
-  const char* stage = "opening the file";  // named in the message: locks differ per step
+  // SQLite never gets to open a file whose header it cannot read: closing such a connection
+  // deletes the file's -wal, which may hold the newest committed runs.
+  auto open_once = [&] {
+    if (!memory) {
+      const auto header = probe::read_header(path);
+      if (header && header->file_size > 0 && !header->sqlite_magic)
+        throw Damaged{"its SQLite header is unreadable"};
+    }
+    return Store(path, connect(path, writable, memory));
+  };
+  // Which file the damage was seen in: a concurrent opener may move it aside and start a fresh
+  // store at the same path between our look and our verdict, and that new file (still empty,
+  // or not yet stamped with our application_id) must be opened, not judged.
+  const auto identity_before = file_identity(path);
   try {
-    const int flags =
-        writable ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
-    db = std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
-    // SQLite silently falls back to read-only when it may not write the file.
-    if (writable && sqlite3_db_readonly(db->getHandle(), "main") == 1) {
-      cannot_open(path, "the file is not writable");
+    return open_once();
+  } catch (const Damaged& damage) {
+    const auto header = probe::read_header(path);
+    // Looked at after the header, so a header read from a replacement is never judged.
+    const bool replaced = !memory && file_identity(path) != identity_before;
+    if (replaced) {
+      // fall through to the second attempt below
+    } else if (!header || !header->occtune_id) {
+      refuse_damaged_foreign_file(path, damage);
+    } else {
+      if (!writable) {
+        fail(ExitCode::kRuntime,
+             fmt::format("database '{}' is damaged ({}); nothing was changed; run `occtune db "
+                         "doctor --db {} --repair` to move it aside and start a fresh store",
+                         path.string(), damage.reason, path.string()));
+      }
+      // The check is repeated under the recovery lock: another process may have replaced the
+      // file with a fresh store in the meantime, which must not be moved.
+      const auto moved = recovery::move_aside(
+          path, [&] { return !integrity_problems(path, /*full=*/false, 1).empty(); });
+      if (moved) {
+        spdlog::warn(
+            "database '{}' was damaged ({}); moved {} and started a fresh store there; "
+            "the old measurements may be recoverable with `sqlite3 {} .recover`",
+            path.string(), damage.reason, moved->describe(), moved->main().string());
+      }
     }
-    db->exec("PRAGMA foreign_keys = ON");
-    db->exec("PRAGMA synchronous = NORMAL");
-    stage = "reading the header";
-    schema::FileState state;
-    {
-      SQLite::Transaction snapshot(*db);  // the header and the table list from one moment
-      state = schema::inspect(*db);
-      snapshot.commit();
-    }
-    // Everything that can refuse the file runs before the first write, so a refused file stays
-    // byte-for-byte untouched.
-    schema::check_compatible(state, path, writable ? OpenMode::kReadWrite : OpenMode::kReadOnly);
-    if (writable && state.user_version < kSchemaVersion) {
-      stage = "migrating the schema";
-      schema::migrate(*db, path);
-    }
-    if (writable && !memory) {
-      stage = "switching to WAL";
-      switch_to_wal(*db);
-    }
-  } catch (const SQLite::Exception& e) {
-    cannot_open(path, fmt::format("{} while {}", sqlite_reason(e), stage));
   }
-  return Store(path, std::move(db));
+  try {
+    return open_once();
+  } catch (const Damaged& damage) {
+    fail(ExitCode::kRuntime,
+         fmt::format("database '{}' is still damaged after moving it aside ({}); run `occtune db "
+                     "doctor --db {}` and move the file away by hand",
+                     path.string(), damage.reason, path.string()));
+  }
 }
 
-std::int64_t Store::begin_run(const RunStart& start) {
+std::int64_t Store::begin_run(const RunStart& start, const RunSearch& search) {
   return write_transaction(*db_, path_, "starting a run", [&] {
     std::int64_t device_id = 0;
     {
@@ -444,48 +642,64 @@ std::int64_t Store::begin_run(const RunStart& start) {
     }
     SQLite::Statement insert(
         *db_, fmt::format("INSERT INTO runs (device_id, kernel, build_id, dtype, m, n, k, status, "
-                          "started_at, tool_version, argv_json, policy_json) VALUES "
-                          "(?, ?, ?, ?, ?, ?, ?, 'running', {}, ?, ?, ?)",
+                          "started_at, tool_version, argv_json, policy_json, strategy, "
+                          "reference_clock_mhz) VALUES "
+                          "(?, ?, ?, ?, ?, ?, ?, 'running', {}, ?, ?, ?, ?, ?)",
                           kNow));
     Binder{insert}(device_id)(start.kernel)(start.build_id)(start.dtype)(start.shape.m)(
         start.shape.n)(start.shape.k)(start.tool_version)(codec::strings_json(start.argv))(
-        codec::policy_json(start.policy));
+        codec::policy_json(start.policy))(search.strategy)(search.reference_clock_mhz);
     insert.exec();
-    return db_->getLastInsertRowid();
+    const std::int64_t run_id = db_->getLastInsertRowid();
+    owner::stamp(*db_, run_id);  // lets a later open tell an abandoned run from a live one
+    return run_id;
   });
 }
 
-void Store::add_measurement(std::int64_t run_id, const Measurement& m) {
-  write_transaction(*db_, path_, "storing a measurement", [&] {
+std::int64_t Store::add_measurement(std::int64_t run_id, const Measurement& m) {
+  return write_transaction(*db_, path_, "storing a measurement", [&] {
     SQLite::Statement insert(
         *db_,
-        "INSERT INTO measurements (run_id, variant, params, origin, step, suggested_block, "
-        "block_limit, threads, tile, dynamic_smem, registers, active_blocks_per_sm, occupancy, "
-        "limiter, grid_x, grid_y, waves, rejection, outcome, error, rel_error, sample_count, "
-        "min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, flops, gflops, "
-        "sm_clock_mhz) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        fmt::format("INSERT INTO measurements (run_id, variant, params, origin, step, "
+                    "suggested_block, block_limit, threads, tile, dynamic_smem, registers, "
+                    "active_blocks_per_sm, occupancy, limiter, grid_x, grid_y, waves, rejection, "
+                    "{}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {})",
+                    kResultColumns, kResultPlaceholders));
     const Candidate& c = m.candidate;
-    const Summary& s = m.timing.summary;
     const std::string symbol = c.variant ? c.variant->symbol : std::string();
     const std::string params = c.variant ? c.variant->label() : std::string();
     Binder bind(insert);
     bind(run_id)(symbol)(params)(c.origin)(c.step)(c.suggested_block)(c.block_limit);
     bind(c.threads)(c.tile)(c.dynamic_smem)(c.registers)(c.active_blocks_per_sm)(c.occupancy);
-    bind(c.limiter)(c.grid_x)(c.grid_y)(c.waves)(c.rejection)(to_string(m.outcome))(m.error);
-    if (m.rel_error < 0) {
-      bind.null();
-    } else {
-      bind(m.rel_error);
-    }
-    bind(s.count)(s.min)(s.q1)(s.median)(s.q3)(s.max)(s.mean)(
-        codec::samples_json(m.timing.samples_ms))(m.flops)(m.gflops())(m.timing.sm_clock_mhz);
+    bind(c.limiter)(c.grid_x)(c.grid_y)(c.waves)(c.rejection);
+    bind_result(bind, m);
     try {
       insert.exec();
     } catch (const SQLite::Exception& e) {
       if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_FOREIGNKEY) no_such_run(path_, run_id);
       throw;
     }
+    return db_->getLastInsertRowid();
+  });
+}
+
+void Store::update_measurement(std::int64_t measurement_id, const Measurement& m) {
+  write_transaction(*db_, path_, "updating a measurement", [&] {
+    std::string set;
+    for (std::string_view rest = kResultColumns; !rest.empty();) {
+      const auto comma = rest.find(',');
+      std::string_view column = rest.substr(0, comma);
+      while (!column.empty() && column.front() == ' ') column.remove_prefix(1);
+      set += fmt::format("{}{} = ?", set.empty() ? "" : ", ", column);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    SQLite::Statement update(*db_, fmt::format("UPDATE measurements SET {} WHERE id = ?", set));
+    Binder bind(update);
+    bind_result(bind, m);
+    bind(measurement_id);
+    if (update.exec() == 0)
+      fail(ExitCode::kNotFound, fmt::format("no measurement with id {} in database '{}'",
+                                            measurement_id, path_.string()));
   });
 }
 
@@ -532,7 +746,7 @@ std::optional<BestEntry> Store::best(const CacheKey& key) {
         SQLite::Statement find_best(*db_,
                                     fmt::format("SELECT {} FROM measurements WHERE run_id = ? AND "
                                                 "outcome = 'ok' AND median_ms > 0 "
-                                                "ORDER BY median_ms, id LIMIT 1",
+                                                "ORDER BY winner DESC, median_ms, id LIMIT 1",
                                                 kMeasurementColumns));
         Binder{find_best}(entry.run.id);
         if (!find_best.executeStep()) return std::nullopt;
@@ -547,6 +761,30 @@ std::vector<StoredMeasurement> Store::measurements(std::int64_t run_id) {
                             fmt::format("SELECT {} FROM measurements WHERE run_id = ? ORDER BY id",
                                         kMeasurementColumns));
     Binder{query}(run_id);
+    std::vector<StoredMeasurement> out;
+    while (query.executeStep()) out.push_back(read_measurement(query));
+    return out;
+  });
+}
+
+std::vector<StoredMeasurement> Store::reusable_measurements(const CacheKey& key,
+                                                            const TimingPolicy& policy,
+                                                            const std::string& strategy) {
+  return read_snapshot(*db_, path_, "looking up reusable measurements", [&] {
+    // The newest row per candidate identity; `max(m.id)` picks the whole row in SQLite's
+    // bare-column aggregate semantics.
+    SQLite::Statement query(
+        *db_,
+        fmt::format("SELECT {}, max(id) FROM (SELECT m.* FROM measurements m "
+                    "JOIN runs r ON r.id = m.run_id JOIN devices d ON d.id = r.device_id "
+                    "WHERE {} AND r.policy_json = ? AND m.outcome = 'ok' AND m.sample_count > 0 "
+                    "AND (m.stop_reason IN ('converged', 'timeout', 'max_samples') OR "
+                    "(m.stop_reason IN ('eliminated', 'dropped') AND r.strategy = ?))) "
+                    "GROUP BY variant, threads, dynamic_smem ORDER BY variant, threads",
+                    kMeasurementColumns, kKeyWhere));
+    Binder bind(query);
+    bind_key(bind, key);
+    bind(codec::policy_json(policy))(strategy);
     std::vector<StoredMeasurement> out;
     while (query.executeStep()) out.push_back(read_measurement(query));
     return out;
@@ -622,5 +860,162 @@ int Store::schema_version() {
   return read_snapshot(*db_, path_, "reading the schema version",
                        [&] { return db_->execAndGet("PRAGMA user_version").getInt(); });
 }
+
+}  // namespace occtune::db
+
+// --- Reads for the query service -----------------------------------------------------------
+// Kept apart from the reads above because a server must tell "the file is busy, retry" (503)
+// from other failures (500); everything else about them follows the same rules.
+
+namespace occtune::db {
+namespace {
+
+bool is_busy(const SQLite::Exception& e) {
+  return e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED;
+}
+
+// Like read_snapshot, but a busy or locked file surfaces as StoreBusy.
+template <typename Body>
+auto service_read(SQLite::Database& db, const fs::path& path, std::string_view what, Body&& body)
+    -> decltype(body()) {
+  try {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::DEFERRED);
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      transaction.commit();
+    } else {
+      auto result = body();
+      transaction.commit();
+      return result;
+    }
+  } catch (const SQLite::Exception& e) {
+    if (is_busy(e)) {
+      throw StoreBusy(
+          fmt::format("database '{}': {} failed: the database is locked by another "
+                      "connection ({}); retry shortly",
+                      path.string(), what, e.getErrorStr()));
+    }
+    io_failure(path, what, e);
+  }
+}
+
+}  // namespace
+
+EntryPage Store::entries(const EntryQuery& q) {
+  // First the keys, newest complete run first, from one snapshot; then each key's entry through
+  // best(), so "the entry of a key" has one definition in this file.
+  std::vector<std::pair<CacheKey, std::int64_t>> keys;  // key, id of its newest complete run
+  service_read(*db_, path_, "listing cached entries", [&] {
+    std::string where = "r.status = 'complete'";
+    auto add = [&](bool present, const char* clause) {
+      if (present) where += fmt::format(" AND {}", clause);
+    };
+    add(q.device_uuid.has_value(), "d.uuid = ?");
+    add(q.device_name.has_value(), "d.name = ?");
+    add(q.cc_major.has_value(), "d.cc_major = ?");
+    add(q.cc_minor.has_value(), "d.cc_minor = ?");
+    add(q.sm_count.has_value(), "d.sm_count = ?");
+    add(q.driver_version.has_value(), "d.driver_version = ?");
+    add(q.runtime_version.has_value(), "d.runtime_version = ?");
+    add(q.kernel.has_value(), "r.kernel = ?");
+    add(q.build_id.has_value(), "r.build_id = ?");
+    add(q.dtype.has_value(), "r.dtype = ?");
+    add(q.shape.has_value(), "r.m = ? AND r.n = ? AND r.k = ?");
+    add(q.excluding.has_value(), fmt::format("NOT ({})", kKeyWhere).c_str());
+    const bool by_id = q.order == EntryQuery::Order::kRunId;
+    SQLite::Statement query(
+        *db_,
+        fmt::format("SELECT d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, "
+                    "d.driver_version, d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, "
+                    "r.n, r.k, MAX(r.started_at) AS newest_at, MAX(r.id) AS newest_id "
+                    "FROM runs r JOIN devices d ON d.id = r.device_id WHERE {} "
+                    "GROUP BY r.device_id, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k {} "
+                    "ORDER BY {} LIMIT ?",
+                    where, q.before_run_id > 0 ? "HAVING newest_id < ?" : "",
+                    by_id ? "newest_id DESC" : "newest_at DESC, newest_id DESC"));
+    Binder bind(query);
+    if (q.device_uuid) bind(*q.device_uuid);
+    if (q.device_name) bind(*q.device_name);
+    if (q.cc_major) bind(*q.cc_major);
+    if (q.cc_minor) bind(*q.cc_minor);
+    if (q.sm_count) bind(*q.sm_count);
+    if (q.driver_version) bind(*q.driver_version);
+    if (q.runtime_version) bind(*q.runtime_version);
+    if (q.kernel) bind(*q.kernel);
+    if (q.build_id) bind(*q.build_id);
+    if (q.dtype) bind(*q.dtype);
+    if (q.shape) bind(q.shape->m)(q.shape->n)(q.shape->k);
+    if (q.excluding) bind_key(bind, *q.excluding);
+    if (q.before_run_id > 0) bind(q.before_run_id);
+    bind(std::max(q.limit, 0));
+    while (query.executeStep()) {
+      Row row(query);
+      CacheKey key;
+      key.device_uuid = row.next_string();
+      key.device_name = row.next_string();
+      key.cc_major = row.next_int();
+      key.cc_minor = row.next_int();
+      key.sm_count = row.next_int();
+      key.driver_version = row.next_int();
+      key.runtime_version = row.next_int();
+      key.kernel = row.next_string();
+      key.build_id = row.next_string();
+      key.dtype = row.next_string();
+      key.shape.m = row.next_int64();
+      key.shape.n = row.next_int64();
+      key.shape.k = row.next_int64();
+      row.next_string();  // newest_at: ordering only
+      const std::int64_t newest_id = row.next_int64();
+      keys.emplace_back(std::move(key), newest_id);
+    }
+  });
+
+  EntryPage page;
+  for (auto& [key, newest_id] : keys) {
+    std::optional<BestEntry> entry;
+    try {
+      entry = best(key);
+    } catch (const StoreBusy&) {
+      throw;
+    } catch (const Error&) {
+      // best() reports every SQLite failure alike; ask the file again so a busy one still
+      // reads as StoreBusy (this read throws it), and anything else keeps its own message.
+      data_version();
+      throw;
+    }
+    if (entry) page.entries.push_back(std::move(*entry));
+  }
+  if (q.limit > 0 && keys.size() == static_cast<std::size_t>(q.limit))
+    page.next_before_run_id = keys.back().second;
+  return page;
+}
+
+std::vector<DeviceInfo> Store::device_records(const std::string& uuid) {
+  return service_read(*db_, path_, "reading devices", [&] {
+    SQLite::Statement query(*db_,
+                            fmt::format("SELECT {} FROM devices d {} {}", kDeviceColumns,
+                                        uuid.empty() ? "" : "WHERE d.uuid = ?", kDeviceOrder));
+    if (!uuid.empty()) Binder{query}(uuid);
+    std::vector<DeviceInfo> out;
+    while (query.executeStep()) out.push_back(read_device(query));
+    return out;
+  });
+}
+
+std::int64_t Store::data_version() {
+  try {
+    return db_->execAndGet("PRAGMA data_version").getInt64();
+  } catch (const SQLite::Exception& e) {
+    if (is_busy(e)) {
+      throw StoreBusy(
+          fmt::format("database '{}': reading the data version failed: the "
+                      "database is locked by another connection ({}); retry shortly",
+                      path_.string(), e.getErrorStr()));
+    }
+    io_failure(path_, "reading the data version", e);
+  }
+}
+
+void Store::set_busy_timeout(int milliseconds) { db_->setBusyTimeout(milliseconds); }
 
 }  // namespace occtune::db

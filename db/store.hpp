@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autotuner/core/device_info.hpp"
+#include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 
@@ -19,7 +20,7 @@ class Database;
 
 namespace occtune::db {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kApplicationId = 0x4F43544E;  // "OCTN"
 
 // The complete cache key (design.md 1.2): a mismatch in any field is a miss.
@@ -54,6 +55,12 @@ struct RunStart {
   TimingPolicy policy;
 };
 
+// How a run searched (schema 2): kept beside RunStart so brace-initialised RunStarts stay valid.
+struct RunSearch {
+  std::string strategy;          // "halving", ...; "" for a single-shot run
+  int reference_clock_mhz = 0;   // SM clock the throttle test compares against; 0 = unknown
+};
+
 // A stored measurement as read back.
 struct StoredMeasurement {
   std::int64_t id = 0;
@@ -76,6 +83,16 @@ struct StoredMeasurement {
   std::vector<double> samples_ms;
   double gflops = 0;
   int sm_clock_mhz = 0;
+  // Provenance of the sample set and the search's decision (schema 2; 0 / "" in older rows).
+  double noise = 0;          // relative IQR
+  Interval median_ci;
+  int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
+  bool throttled = false;
+  int throttled_batches = 0;
+  std::string stop_reason;   // StopReason text
+  int search_round = 0;
+  bool tie = false, winner = false;
+  std::int64_t reused_from = 0;
 };
 
 struct StoredRun {
@@ -86,16 +103,50 @@ struct StoredRun {
   std::string tool_version;
   std::string argv_json;
   std::string policy_json;
+  std::string strategy;
+  int reference_clock_mhz = 0;
   Summary cublas;            // the reference measured in the same run (count 0 if none)
 };
 
-// The best configuration for a key: the fastest `ok` measurement of the newest complete run.
+// The best configuration for a key: the winner of the newest complete run (the measurement the
+// search chose, tie-break included); for runs without a recorded winner, its fastest `ok` one.
 struct BestEntry {
   StoredRun run;
   StoredMeasurement best;
   double ratio_to_cublas() const {
     return best.summary.median > 0 ? run.cublas.median / best.summary.median : 0.0;
   }
+};
+
+// Thrown instead of a plain Error(kRuntime) by the reads the service uses (entries,
+// device_records, data_version) when SQLite reports the file busy or locked, so a server can
+// answer 503 with Retry-After rather than 500. The message is the same kind of one-liner.
+class StoreBusy : public Error {
+ public:
+  explicit StoreBusy(const std::string& message) : Error(ExitCode::kRuntime, message) {}
+};
+
+// Which cached entries to read. An entry is a key whose newest complete run has a correct
+// measurement: exactly what Store::best answers for that key. Unset fields match anything.
+struct EntryQuery {
+  enum class Order {
+    kNewestMeasured,  // started_at, then run id, newest first: "the newest complete run"
+    kRunId,           // run id, highest first: stable keyset pagination with before_run_id
+  };
+  std::optional<std::string> device_uuid;
+  std::optional<std::string> device_name;
+  std::optional<int> cc_major, cc_minor, sm_count, driver_version, runtime_version;
+  std::optional<std::string> kernel, build_id, dtype;
+  std::optional<Shape> shape;
+  std::optional<CacheKey> excluding;  // leave out the entry of exactly this key
+  std::int64_t before_run_id = 0;     // > 0: only keys whose newest complete run id is below it
+  int limit = 100;                    // keys examined (a key without a correct result is skipped)
+  Order order = Order::kNewestMeasured;
+};
+
+struct EntryPage {
+  std::vector<BestEntry> entries;
+  std::int64_t next_before_run_id = 0;  // pass as before_run_id for the next page; 0: no more
 };
 
 enum class OpenMode { kReadWrite, kReadOnly };
@@ -113,13 +164,24 @@ class Store {
   ~Store();
 
   // Each write is its own BEGIN IMMEDIATE transaction; GPU work happens between them.
-  std::int64_t begin_run(const RunStart& start);
-  void add_measurement(std::int64_t run_id, const Measurement& m);
+  std::int64_t begin_run(const RunStart& start, const RunSearch& search = {});
+  // Returns the new measurement's id.
+  std::int64_t add_measurement(std::int64_t run_id, const Measurement& m);
+  // Rewrites a stored measurement's outcome, timing and decision (more samples after a tie
+  // was confirmed, the tie and winner marks). The candidate columns stay as stored.
+  void update_measurement(std::int64_t measurement_id, const Measurement& m);
   void set_reference(std::int64_t run_id, const Timing& cublas);
   void finish_run(std::int64_t run_id, RunStatus status);
 
   std::optional<BestEntry> best(const CacheKey& key);
   std::vector<StoredMeasurement> measurements(std::int64_t run_id);
+  // Measurements a new run of `key` may reuse instead of measuring again: `ok` rows of any run
+  // (finished or not) with the same key and an identical protocol (policy JSON), that were
+  // measured to their stopping rule, or -- under the same strategy -- left its race
+  // (eliminated, dropped). The newest row per (variant, threads, dynamic_smem).
+  std::vector<StoredMeasurement> reusable_measurements(const CacheKey& key,
+                                                       const TimingPolicy& policy,
+                                                       const std::string& strategy);
   std::vector<StoredRun> runs();          // newest first
   std::vector<DeviceInfo> devices();      // distinct device records, newest first
   // The newest device record with this UUID (query by UUID reads only the database).
@@ -127,10 +189,24 @@ class Store {
   // Keys whose shape and kernel match but whose other fields differ, to explain a miss.
   std::vector<CacheKey> near_keys(const CacheKey& key);
 
+  // Reads for the query service (db/lookup, autotuner/service). Each runs in one read snapshot
+  // and throws StoreBusy when the file is busy or locked, Error(kRuntime) for other failures.
+  // The entry of each matching key is exactly what best() answers for it.
+  EntryPage entries(const EntryQuery& query);
+  // Device records newest first, all of them (empty uuid) or those of one UUID; the first
+  // record of a UUID is what device_by_uuid answers.
+  std::vector<DeviceInfo> device_records(const std::string& uuid = {});
+  // PRAGMA data_version: changes whenever another connection commits to the file, so a reader
+  // can keep answers derived from the database until it changes.
+  std::int64_t data_version();
+  // How long a statement waits for a lock before failing (the default is 5 s).
+  void set_busy_timeout(int milliseconds);
+
   const std::filesystem::path& path() const { return path_; }
   int schema_version();
 
  private:
+  friend struct StoreAccess;  // db/exchange.cpp: export and import copy rows column by column
   Store(std::filesystem::path path, std::unique_ptr<SQLite::Database> database);
   std::filesystem::path path_;
   std::unique_ptr<SQLite::Database> db_;

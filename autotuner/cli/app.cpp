@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/worker_mode.hpp"
 #include "autotuner/core/error.hpp"
 
 namespace occtune::cli {
@@ -30,6 +31,7 @@ void setup_logging() {
 
 int run(int argc, char** argv) {
   setup_logging();
+  if (argc > 1 && std::string(argv[1]) == kWorkerCommand) return run_worker(argc, argv);
   Context ctx;
   for (int i = 0; i < argc; ++i) ctx.argv.emplace_back(argv[i]);
   CLI::App app{"occtune: finds, stores and serves the fastest launch configuration of CUDA "
@@ -41,6 +43,13 @@ int run(int argc, char** argv) {
   add_plan_command(app, ctx, action);
   add_tune_command(app, ctx, action);
   add_query_command(app, ctx, action);
+  add_bench_command(app, ctx, action);
+  add_db_command(app, ctx, action);
+  add_serve_command(app, ctx, action);
+  add_check_command(app, ctx, action);
+  add_compare_command(app, ctx, action);
+  add_export_command(app, ctx, action);
+  add_import_command(app, ctx, action);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     std::string names;

@@ -80,7 +80,8 @@ void add_plan_command(CLI::App& app, Context&, Action& action) {
                   "device profile name (h100, h200, a100, l4, t4, rtx4090) or TOML file");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); default tiled_dynamic");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
-  cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate");
+  cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--format", o->format, "table or json");
   cmd->callback([&action, o] { action = [o] { return run_plan(*o); }; });
 }

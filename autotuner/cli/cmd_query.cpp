@@ -1,5 +1,6 @@
 // occtune query: the cached best configuration for a kernel and shape on a device. With a UUID
 // it reads only the database (no CUDA context); with an index it probes the GPU for the key.
+// The exact key answers by default; --fallback walks the lookup chain (db/lookup.hpp).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -11,7 +12,9 @@
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/lookup_json.hpp"
 #include "autotuner/output/text_table.hpp"
+#include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "kernels/kernel_manifest.hpp"
 
@@ -24,6 +27,7 @@ struct QueryOptions {
   std::string kernel = "tiled_dynamic";
   std::string shape;
   bool explain = false;
+  bool fallback = false;
   std::string format = "table";
 };
 
@@ -42,6 +46,33 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
   std::string out;
   for (auto& d : diffs) out += (out.empty() ? "" : ", ") + d;
   return out;
+}
+
+void print_explanation(const db::LookupResult& result, const db::CacheKey& key,
+                       const DeviceInfo& device, bool fallback) {
+  std::cout << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
+                           key.kernel, key.shape.str(), device.uuid, device.name, key.build_id,
+                           device.driver_version, device.runtime_version,
+                           fallback ? ", falling back along the chain" : ", exact key only");
+  int number = 1;
+  for (auto& s : result.steps) {
+    std::string state(db::to_string(s.state));
+    if (s.state == db::StepReport::State::kNotTried) state = "not tried";
+    std::string name(db::to_string(s.step));
+    for (char& c : name)
+      if (c == '_') c = ' ';
+    std::cout << fmt::format("  {}. {}: {}", number++, name, state);
+    if (!s.detail.empty() && s.state != db::StepReport::State::kNotTried)
+      std::cout << " - " << s.detail;
+    std::cout << '\n';
+  }
+  if (!fallback && !result.hit()) {
+    for (auto& s : result.steps)
+      if (s.step != db::LookupStep::kExact && s.state == db::StepReport::State::kHit) {
+        std::cout << "  pass --fallback to accept the first step that hit\n";
+        break;
+      }
+  }
 }
 
 int run_query(const QueryOptions& o) {
@@ -65,36 +96,62 @@ int run_query(const QueryOptions& o) {
   }
   const auto key = db::CacheKey::make(device, o.kernel, std::string(kernels::kernel_build_id()),
                                       shape);
-  auto best = store.best(key);
-  if (o.explain && format == Format::kTable) {
-    std::cout << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}:\n",
-                             o.kernel, shape.str(), device.uuid, device.name, key.build_id,
-                             device.driver_version, device.runtime_version);
-    std::cout << "  1. exact key: " << (best ? "hit" : "miss") << '\n';
-  }
-  if (!best) {
+  db::LookupOptions options;
+  options.fallback = o.fallback;
+  options.probe_all = o.explain;  // show what every step would find, not only the first
+  options.device = &device;
+  const db::LookupResult result = db::lookup(store, key, options);
+  if (o.explain && format == Format::kTable) print_explanation(result, key, device, o.fallback);
+  if (!result.hit()) {
     std::string why;
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
          fmt::format("no cached configuration for {} {} on {} ({}) with kernel build {}; run "
-                     "`occtune tune --kernel {} --shape {}` first{}",
+                     "`occtune tune --kernel {} --shape {}` first{}{}",
                      o.kernel, shape.str(), device.uuid, device.name, key.build_id, o.kernel,
-                     shape.str(), why));
+                     shape.str(),
+                     o.fallback ? "" : ", or pass --fallback to accept the same model, "
+                                       "architecture or the occupancy heuristic",
+                     why));
   }
   if (format == Format::kJson) {
-    std::cout << output::document("query", output::to_json(*best)).dump(2) << '\n';
+    // Measured answers keep the document `query` always printed; the chain fields sit beside it.
+    nlohmann::json body = result.entry ? output::to_json(*result.entry) : nlohmann::json::object();
+    nlohmann::json chain = output::to_json(result);
+    chain.erase("entry");
+    if (!o.explain) chain.erase("chain");
+    body.update(chain);
+    std::cout << output::document("query", body).dump(2) << '\n';
     return 0;
   }
-  auto& b = best->best;
+  if (result.heuristic) {
+    const Candidate& c = result.heuristic->candidate;
+    output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "limiter",
+                         "waves", "answered by"});
+    t.add_row({o.kernel, shape.str(), c.variant ? c.variant->label() : "", std::to_string(c.threads),
+               output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
+               fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
+    t.print(std::cout);
+    std::cout << fmt::format("{} on {} ({}); nothing was measured for this key\n",
+                             result.heuristic->method, device.uuid, device.name);
+    return 0;
+  }
+  const db::BestEntry& best = *result.entry;
+  auto& b = best.best;
   output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "median ms",
                        "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
   t.add_row({o.kernel, shape.str(), b.params, std::to_string(b.threads),
              output::bytes(size_t(b.dynamic_smem)), output::percent(b.occupancy),
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
-             fmt::format("{:.2f}x", best->ratio_to_cublas()), std::to_string(b.summary.count),
-             best->run.finished_at, std::to_string(best->run.id)});
+             fmt::format("{:.2f}x", best.ratio_to_cublas()), std::to_string(b.summary.count),
+             best.run.finished_at, std::to_string(best.run.id)});
   t.print(std::cout);
+  const db::CacheKey& from = best.run.key;
+  if (*result.answered_by != db::LookupStep::kExact)
+    std::cout << fmt::format("answered by {}: measured on {} ({}), driver {}, runtime {}\n",
+                             db::to_string(*result.answered_by), from.device_uuid,
+                             from.device_name, from.driver_version, from.runtime_version);
   std::cout << fmt::format("device {} ({}), driver {}, runtime {}, kernel build {}\n",
                            device.uuid, device.name, device.driver_version,
                            device.runtime_version, key.build_id);
@@ -111,7 +168,11 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
                   "GPU index (probes the GPU) or UUID (reads only the database)");
   cmd->add_option("--kernel", o->kernel, "kernel family (default tiled_dynamic)");
   cmd->add_option("--shape", o->shape, "MxNxK");
-  cmd->add_flag("--explain", o->explain, "show how the lookup went");
+  cmd->add_flag("--explain", o->explain,
+                "show each step of the lookup chain (exact, same model, same architecture, "
+                "heuristic): hit or miss, and why");
+  cmd->add_flag("--fallback", o->fallback,
+                "accept the first step of the chain that answers instead of the exact key only");
   cmd->add_option("--format", o->format, "table or json");
   cmd->callback([&action, o] { action = [o] { return run_query(*o); }; });
 }

@@ -1,12 +1,16 @@
-// occtune tune: plans every kernel family with the runtime Occupancy API, measures each
-// candidate against cuBLAS, prints a table per shape and stores every measurement.
+// occtune tune: plans every kernel family with the runtime Occupancy API, verifies each
+// candidate against cuBLAS, races them under the search strategy, prints a table per shape
+// (with the tie band) and stores every measurement with its provenance.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "autotuner/cli/backend_factory.hpp"
@@ -29,15 +33,46 @@ struct TuneOptions {
   std::string device;
   std::string db;
   std::string format = "table";
-  int samples = 0;
-  int warmup = -1;
   int min_tile = 0;
   bool quiet = false;
   bool no_isolation = false;
+  double candidate_timeout = 0;  // 0: not given (env, config or the default decide)
+  bool force = false;
+  // Protocol and search flags: each applied over the config only when given.
+  std::vector<std::function<void(JobConfig&)>> overrides;
+};
+
+// The flag that sets each TimingPolicy / SearchSettings field, for error messages.
+const std::map<std::string_view, std::string_view> kFlagOf = {
+    {"warmup", "--warmup"},
+    {"samples", "--samples"},
+    {"min_time_s", "--min-seconds"},
+    {"target_noise", "--target-noise"},
+    {"max_seconds_per_candidate", "--max-seconds"},
+    {"max_samples", "--max-samples"},
+    {"batch", "--batch"},
+    {"tolerance", "--tolerance"},
+    {"settle_ms", "--settle-ms"},
+    {"settle_timeout_ms", "--settle-timeout-ms"},
+    {"throttle_ratio", "--throttle-ratio"},
+    {"throttle_retries", "--throttle-retries"},
+    {"strategy", "--strategy"},
+    {"screen_samples", "--screen-samples"},
+    {"drop_factor", "--drop-factor"},
+    {"finalists", "--finalists"},
+    {"confirm_samples", "--confirm-samples"},
+    {"tie_level", "--tie-level"},
+    {"time_budget_s", "--time-budget"},
+    {"max_candidates", "--max-candidates"},
 };
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted = true; }
+// The first Ctrl-C stops after the candidate in flight, with everything measured committed; a
+// second one ends the process at once (committed measurements stay).
+extern "C" void on_sigint(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);
+}
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
@@ -52,23 +87,58 @@ JobConfig resolve_job(const TuneOptions& o) {
   }
   if (job.kernels.empty()) job.kernels = {"tiled_dynamic"};
   if (job.shapes.empty())
-    fail(ExitCode::kUsage, "no shapes to tune; pass --shape MxNxK or list [job].shapes in the config");
-  if (o.samples > 0) job.policy.samples = o.samples;
-  if (o.warmup >= 0) job.policy.warmup = o.warmup;
+    fail(ExitCode::kUsage,
+         "no shapes to tune; pass --shape MxNxK or list [job].shapes in the config");
   if (o.min_tile > 0) job.min_tile = o.min_tile;
+  for (auto& apply : o.overrides) apply(job);
+  validate_protocol(job.policy, job.search, [](std::string_view field) {
+    auto it = kFlagOf.find(field);
+    return it == kFlagOf.end() ? std::string(field) : std::string(it->second);
+  });
   return job;
 }
 
-// Progress on stderr: one live line on a terminal, plain lines otherwise, nothing with --quiet.
+// Adds a flag whose value replaces a job setting when the flag is given.
+template <class T>
+CLI::Option* setting(CLI::App* cmd, const std::shared_ptr<TuneOptions>& o, const std::string& name,
+                     const std::string& help, std::function<void(JobConfig&, const T&)> apply) {
+  auto value = std::make_shared<T>();
+  CLI::Option* option = cmd->add_option(name, *value, help);
+  o->overrides.push_back([option, value, apply](JobConfig& job) {
+    if (option->count() > 0) apply(job, *value);
+  });
+  return option;
+}
+
+std::string seconds(double s) {
+  if (s < 0) return "?";
+  if (s < 10) return fmt::format("{:.1f} s", s);
+  if (s < 120) return fmt::format("{:.0f} s", s);
+  return fmt::format("{:.0f} min", s / 60);
+}
+
+// Progress on stderr: one live line on a terminal (at most ten updates a second), plain lines
+// otherwise (one per phase of each race), nothing with --quiet.
 class Progress {
  public:
   explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO)) {}
-  void step(int done, int total, const std::string& what) {
+  void update(const TuneProgress& p) {
     if (quiet_) return;
-    if (tty_)
-      std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, total, what) << std::flush;
-    else
-      std::cerr << fmt::format("[{}/{}] {}\n", done, total, what);
+    const std::string line = fmt::format(
+        "[{}/{}] {} {} {}{}, {} elapsed{}", p.done, p.total, p.shape.str(), p.kernel, p.phase,
+        p.best.empty() ? "" : fmt::format(": best {} {:.4f} ms", p.best, p.best_ms),
+        seconds(p.elapsed_s), p.eta_s >= 0 ? ", ETA " + seconds(p.eta_s) : "");
+    if (tty_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (p.phase != "done" && now - last_ < std::chrono::milliseconds(100)) return;
+      last_ = now;
+      std::cerr << "\r\033[K" << line << std::flush;
+      return;
+    }
+    const std::string key = p.shape.str() + p.kernel + p.phase;
+    if (key == last_key_) return;
+    last_key_ = key;
+    std::cerr << line << '\n';
   }
   void finish() {
     if (!quiet_ && tty_) std::cerr << "\r\033[K" << std::flush;
@@ -76,6 +146,8 @@ class Progress {
 
  private:
   bool quiet_, tty_;
+  std::chrono::steady_clock::time_point last_{};
+  std::string last_key_;
 };
 
 int tune_command(const TuneOptions& o, const Context& ctx) {
@@ -84,31 +156,41 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   const std::string db_path =
       resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
   // Inputs and the store are checked before any GPU work, so bad input never costs a context.
+  const BackendOptions backend_options =
+      resolve_backend_options(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""),
+                              !o.no_isolation, o.candidate_timeout, job.candidate_timeout_s);
   auto store = db::Store::open(db_path);
-  auto backend = make_backend(
-      {resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""), !o.no_isolation});
+  auto backend = make_backend(backend_options);
   const DeviceInfo& device = backend->device();
 
-  TuneRequest request{job.kernels, job.shapes, job.min_tile, job.policy, ctx.argv,
-                      OCCTUNE_VERSION, std::string(kernels::kernel_build_id())};
+  TuneRequest request;
+  request.kernels = job.kernels;
+  request.shapes = job.shapes;
+  request.min_tile = job.min_tile;
+  request.policy = job.policy;
+  request.search = job.search;
+  request.force = o.force;
+  request.reference_clock_mhz = backend->throttle_reference_clock_mhz();
+  request.argv = ctx.argv;
+  request.tool_version = OCCTUNE_VERSION;
+  request.build_id = std::string(kernels::kernel_build_id());
   if (format == Format::kTable)
-    std::cout << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n\n",
-                             OCCTUNE_VERSION, device.index, device.name, device.uuid,
-                             request.build_id, store.path().string());
+    std::cout << fmt::format(
+        "occtune {} on GPU {} {} ({}), kernel build {}, db {}\n"
+        "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
+        "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
+        "of {} MHz\n\n",
+        OCCTUNE_VERSION, device.index, device.name, device.uuid, request.build_id,
+        store.path().string(), job.search.strategy, job.policy.samples, job.policy.min_time_s,
+        job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
+        job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100,
+        request.reference_clock_mhz);
   if (format == Format::kCsv) print_csv_header(std::cout);
 
   Progress progress(o.quiet);
   nlohmann::json shape_docs = nlohmann::json::array();
   TuneEvents events;
-  events.on_measurement = [&](const Shape& shape, const std::string& kernel, const Measurement& m,
-                              int done, int total) {
-    progress.step(done, total,
-                  fmt::format("{} {} {}: {}{}", shape.str(), kernel, m.candidate.variant->label(),
-                              to_string(m.outcome),
-                              m.outcome == Outcome::kOk
-                                  ? fmt::format(" {:.4f} ms", m.timing.summary.median)
-                                  : ""));
-  };
+  events.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   events.on_shape = [&](const ShapeResult& result) {
     progress.finish();
     if (format == Format::kTable) print_shape_table(std::cout, result);
@@ -120,47 +202,143 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   auto previous = std::signal(SIGINT, on_sigint);
   TuneOutcome outcome = run_tune(*backend, store, request, events, g_interrupted);
   std::signal(SIGINT, previous);
+  progress.finish();
 
+  if (format == Format::kTable)
+    std::cout << fmt::format(
+        "tuning wall time: {:.3f} s ({} shape{}; planning, buffers, "
+        "reference and every race; process start excluded)\n",
+        outcome.wall_s, outcome.shapes.size(), outcome.shapes.size() == 1 ? "" : "s");
   if (format == Format::kJson)
     std::cout << output::document("tune", {{"device", output::to_json(device)},
                                            {"build_id", request.build_id},
                                            {"policy", output::to_json(job.policy)},
+                                           {"search", search_json(job.search)},
+                                           {"force", o.force},
+                                           {"reference_clock_mhz", request.reference_clock_mhz},
                                            {"db", store.path().string()},
                                            {"backend", backend->description()},
+                                           {"tuning_wall_s", outcome.wall_s},
+                                           {"budget_exhausted", outcome.budget_exhausted},
                                            {"shapes", shape_docs}})
                      .dump(2)
               << '\n';
   if (outcome.context_lost)
-    fail(ExitCode::kRuntime, "a candidate left the CUDA context unusable (recorded as 'crashed'); "
-                             "the remaining candidates were not run. Rerun without that kernel, "
-                             "or without --no-isolation");
+    fail(ExitCode::kRuntime,
+         "a candidate left the CUDA context unusable (recorded as 'crashed'); "
+         "the remaining candidates were not run. Rerun without that kernel, "
+         "or without --no-isolation");
   if (outcome.interrupted) {
-    spdlog::warn("interrupted: the measurements so far are stored in {}", store.path().string());
+    spdlog::warn(
+        "interrupted: the measurements so far are stored in {}; rerun the same command "
+        "to measure only what is missing",
+        store.path().string());
     return int(ExitCode::kInterrupted);
   }
+  if (outcome.budget_exhausted)
+    spdlog::warn(
+        "the time budget ran out ({} s): some candidates were measured partly or not at "
+        "all (see the search column)",
+        job.search.time_budget_s);
   return 0;
 }
 
 }  // namespace
 
 void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
-  auto* cmd = app.add_subcommand("tune", "Measure every candidate of a job on the GPU and store "
-                                         "the results");
+  auto* cmd = app.add_subcommand("tune",
+                                 "Measure every candidate of a job on the GPU and store "
+                                 "the results");
   auto o = std::make_shared<TuneOptions>();
-  cmd->add_option("--config", o->config, "TOML job file (default: built-in configs/default.toml; "
-                                         "env OCCTUNE_CONFIG)");
+  cmd->add_option("--config", o->config,
+                  "TOML job file (default: built-in configs/default.toml; "
+                  "env OCCTUNE_CONFIG)");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
   cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB; default "
-                                 "$XDG_CACHE_HOME/occtune/occtune.db)");
+  cmd->add_option("--db", o->db,
+                  "database path (env OCCTUNE_DB; default "
+                  "$XDG_CACHE_HOME/occtune/occtune.db)");
   cmd->add_option("--format", o->format, "table, json or csv");
-  cmd->add_option("--samples", o->samples, "timed samples per candidate");
-  cmd->add_option("--warmup", o->warmup, "untimed launches before sampling");
-  cmd->add_option("--min-tile", o->min_tile, "smallest tile width the occupancy walk goes to");
+  cmd->add_option("--min-tile", o->min_tile, "smallest tile width the occupancy walk goes to")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "measure in this process instead of a worker (debugging)");
+  cmd->add_option("--candidate-timeout", o->candidate_timeout,
+                  "seconds one launch of a candidate may run in the worker before it is recorded "
+                  "as timeout and the worker replaced (env OCCTUNE_CANDIDATE_TIMEOUT; default 10)")
+      ->check(CLI::Range(0.001, kMaxCandidateTimeoutS));
+  cmd->add_flag("--force", o->force,
+                "measure again candidates the database already has under the same key and "
+                "protocol");
+
+  // [measure]: the protocol.
+  using J = JobConfig;
+  const auto at_least = [](int n) { return CLI::Range(n, 1000000); };
+  setting<int>(cmd, o, "--samples", "minimum timed samples of a finalist (and the reference)",
+               [](J& j, const int& v) { j.policy.samples = v; })
+      ->check(at_least(1));
+  setting<int>(cmd, o, "--warmup", "untimed launches before a candidate's first batch",
+               [](J& j, const int& v) { j.policy.warmup = v; })
+      ->check(at_least(0));
+  setting<double>(cmd, o, "--min-seconds", "minimum seconds of timed execution of a finalist",
+                  [](J& j, const double& v) { j.policy.min_time_s = v; });
+  setting<double>(cmd, o, "--target-noise",
+                  "stop sampling once the relative IQR is at most this (e.g. 0.02)",
+                  [](J& j, const double& v) { j.policy.target_noise = v; });
+  setting<double>(cmd, o, "--max-seconds",
+                  "give up on a candidate after this many seconds of timed execution",
+                  [](J& j, const double& v) { j.policy.max_seconds_per_candidate = v; });
+  setting<int>(cmd, o, "--max-samples", "give up on a candidate after this many samples",
+               [](J& j, const int& v) { j.policy.max_samples = v; })
+      ->check(at_least(1));
+  setting<int>(cmd, o, "--batch", "samples per interleaved turn", [](J& j, const int& v) {
+    j.policy.batch = v;
+  })->check(at_least(1));
+  setting<bool>(cmd, o, "--flush-l2", "flush L2 before every sample (true or false)",
+                [](J& j, const bool& v) { j.policy.flush_l2 = v; });
+  setting<double>(cmd, o, "--tolerance", "relative Frobenius error accepted against cuBLAS",
+                  [](J& j, const double& v) { j.policy.tolerance = v; });
+  setting<unsigned long long>(cmd, o, "--seed", "input generator seed",
+                              [](J& j, const unsigned long long& v) { j.policy.seed = v; })
+      ->check(CLI::NonNegativeNumber);  // CLI11 would wrap "-1" into an unsigned value
+  setting<int>(cmd, o, "--settle-ms",
+               "warm-up of at least this long per shape, until clocks settle",
+               [](J& j, const int& v) { j.policy.settle_ms = v; })
+      ->check(at_least(0));
+  setting<int>(cmd, o, "--settle-timeout-ms", "longest warm-up waiting for clocks to settle",
+               [](J& j, const int& v) { j.policy.settle_timeout_ms = v; })
+      ->check(at_least(0));
+  setting<double>(cmd, o, "--throttle-ratio",
+                  "a batch below this fraction of the default SM clock is retaken (0: off)",
+                  [](J& j, const double& v) { j.policy.throttle_ratio = v; });
+  setting<int>(cmd, o, "--throttle-retries", "retakes of throttled batches per candidate",
+               [](J& j, const int& v) { j.policy.throttle_retries = v; })
+      ->check(at_least(0));
+  // [search]: the strategy and budgets.
+  setting<std::string>(cmd, o, "--strategy", "halving (default), exhaustive or occupancy",
+                       [](J& j, const std::string& v) { j.search.strategy = v; });
+  setting<int>(cmd, o, "--screen-samples", "halving: samples per candidate in the first round",
+               [](J& j, const int& v) { j.search.screen_samples = v; })
+      ->check(at_least(1));
+  setting<double>(cmd, o, "--drop-factor",
+                  "halving: drop candidates slower than this x the best (0: never)",
+                  [](J& j, const double& v) { j.search.drop_factor = v; });
+  setting<int>(cmd, o, "--finalists", "halving: candidates measured to the full stopping rule",
+               [](J& j, const int& v) { j.search.finalists = v; })
+      ->check(at_least(1));
+  setting<int>(cmd, o, "--confirm-samples",
+               "extra samples per tied candidate before deciding (0: --samples)",
+               [](J& j, const int& v) { j.search.confirm_samples = v; })
+      ->check(at_least(0));
+  setting<double>(cmd, o, "--tie-level", "coverage of the median intervals that define a tie",
+                  [](J& j, const double& v) { j.search.tie_level = v; });
+  setting<double>(cmd, o, "--time-budget", "seconds for the whole tune, shared across shapes",
+                  [](J& j, const double& v) { j.search.time_budget_s = v; });
+  setting<int>(cmd, o, "--max-candidates", "at most this many candidates per shape and kernel",
+               [](J& j, const int& v) { j.search.max_candidates = v; })
+      ->check(at_least(0));
   cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return tune_command(*o, ctx); }; });
 }
 

@@ -15,5 +15,12 @@ void add_devices_command(CLI::App& app, Context& ctx, Action& action);
 void add_plan_command(CLI::App& app, Context& ctx, Action& action);
 void add_tune_command(CLI::App& app, Context& ctx, Action& action);
 void add_query_command(CLI::App& app, Context& ctx, Action& action);
+void add_bench_command(CLI::App& app, Context& ctx, Action& action);
+void add_db_command(CLI::App& app, Context& ctx, Action& action);
+void add_serve_command(CLI::App& app, Context& ctx, Action& action);
+void add_check_command(CLI::App& app, Context& ctx, Action& action);
+void add_compare_command(CLI::App& app, Context& ctx, Action& action);
+void add_export_command(CLI::App& app, Context& ctx, Action& action);
+void add_import_command(CLI::App& app, Context& ctx, Action& action);
 
 }  // namespace occtune::cli

@@ -1,6 +1,10 @@
+// Renders tuning results: the per-shape table with the tie band and search state, the JSON
+// document fields (ties, noise, throttled, strategy) and CSV rows.
 #include "autotuner/cli/tune_report.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -12,44 +16,107 @@ namespace {
 
 double ratio(double cublas_ms, double ms) { return ms > 0 ? cublas_ms / ms : 0; }
 
+bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
+
+// How a candidate left the search: "converged", "timeout", "elim r1", "dropped r0", "budget";
+// "reused " in front when its samples came from the store, ", throttled" when kept throttled.
+std::string search_cell(const Measurement& m) {
+  if (m.outcome != Outcome::kOk) return "-";
+  const StopReason r = m.timing.stop;
+  std::string text(to_string(r));
+  if (r == StopReason::kEliminated) text = fmt::format("elim r{}", m.search_round);
+  if (r == StopReason::kDropped) text = fmt::format("dropped r{}", m.search_round);
+  if (text.empty()) text = "-";
+  if (m.reused_from > 0) text = "reused " + text;
+  if (m.timing.throttled) text += ", throttled";
+  return text;
+}
+
+// The rule of core/ties.hpp, in words for the table.
+constexpr const char* kTieRule = "lowest median, then higher occupancy, then fewer threads";
+
 }  // namespace
+
+nlohmann::json search_json(const SearchSettings& s) {
+  return {{"strategy", s.strategy},
+          {"screen_samples", s.screen_samples},
+          {"drop_factor", s.drop_factor},
+          {"finalists", s.finalists},
+          {"confirm_samples", s.confirm_samples},
+          {"tie_level", s.tie_level},
+          {"time_budget", s.time_budget_s},
+          {"max_candidates", s.max_candidates},
+          {"tie_rule", kTieRule}};
+}
 
 void print_shape_table(std::ostream& out, const ShapeResult& r) {
   out << fmt::format("shape {} (M x N x K), {:.3g} GFLOP\n", r.shape.str(), r.shape.flops() / 1e9);
   output::TextTable t({"kernel", "config", "threads", "smem", "blocks/SM", "occupancy", "limiter",
-                       "waves", "median ms", "q1-q3 ms", "GFLOP/s", "vs cuBLAS", "rel err",
-                       "status", ""},
+                       "waves", "median ms", "q1-q3 ms", "n", "noise", "GFLOP/s", "vs cuBLAS",
+                       "rel err", "status", "search", ""},
                       {false, false, true, true, true, true, false, true, true, true, true, true,
-                       true, false, false});
+                       true, true, true, false, false, false});
   const double ref = r.cublas.summary.median;
   for (auto& k : r.kernels) {
     for (size_t i = 0; i < k.measurements.size(); ++i) {
       auto& m = k.measurements[i];
       auto& c = m.candidate;
-      const bool ok = m.outcome == Outcome::kOk;
       const auto& s = m.timing.summary;
-      t.add_row({k.kernel, c.variant->label(), std::to_string(c.threads),
-                 output::bytes(c.dynamic_smem), std::to_string(c.active_blocks_per_sm),
-                 output::percent(c.occupancy), c.limiter, output::fixed(c.waves, 2),
-                 ok ? output::fixed(s.median, 4) : "-",
-                 ok ? fmt::format("{:.4f}-{:.4f}", s.q1, s.q3) : "-",
-                 ok ? fmt::format("{:.0f}", m.gflops()) : "-",
-                 ok ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-", output::sci(m.rel_error),
-                 std::string(to_string(m.outcome)),
-                 int(i) == k.winner ? "<- best " + k.kernel : ""});
+      const bool timed = m.outcome == Outcome::kOk && s.count > 0;
+      std::string mark;
+      if (int(i) == k.winner)
+        mark = "<- best " + k.kernel;
+      else if (in(k.ties, int(i)))
+        mark = "tie";
+      t.add_row(
+          {k.kernel, c.variant->label(), std::to_string(c.threads), output::bytes(c.dynamic_smem),
+           std::to_string(c.active_blocks_per_sm), output::percent(c.occupancy), c.limiter,
+           output::fixed(c.waves, 2), timed ? output::fixed(s.median, 4) : "-",
+           timed ? fmt::format("{:.4f}-{:.4f}", s.q1, s.q3) : "-",
+           timed ? std::to_string(s.count) : "-",
+           timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
+           timed ? fmt::format("{:.0f}", m.gflops()) : "-",
+           timed ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-", output::sci(m.rel_error),
+           std::string(to_string(m.outcome)), search_cell(m), mark});
     }
   }
+  const auto& rs = r.cublas.summary;
   t.add_row({"cublas", "sgemm fp32", "-", "-", "-", "-", "-", "-", output::fixed(ref, 4),
-             fmt::format("{:.4f}-{:.4f}", r.cublas.summary.q1, r.cublas.summary.q3),
-             fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x",
-             "0", "reference", ""});
+             fmt::format("{:.4f}-{:.4f}", rs.q1, rs.q3), std::to_string(rs.count),
+             fmt::format("{:.1f}%", r.cublas.noise * 100),
+             fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x", "0",
+             "reference", std::string(to_string(r.cublas.stop)), ""});
   t.print(out);
   for (auto& k : r.kernels)
     for (auto& m : k.measurements)
       if (m.outcome != Outcome::kOk)
         out << fmt::format("  {} {}: {}: {}\n", k.kernel, m.candidate.variant->label(),
                            to_string(m.outcome), m.error);
-  out << '\n';
+  for (auto& k : r.kernels) {
+    std::string line = fmt::format("  {}: {} over {} candidate{}", k.kernel, k.strategy,
+                                   k.candidates, k.candidates == 1 ? "" : "s");
+    if (k.reused > 0) line += fmt::format(", {} reused from the database", k.reused);
+    if (k.unmeasured > 0) line += fmt::format(", {} not measured", k.unmeasured);
+    line += fmt::format(", {} samples, {:.2f} s", k.samples_taken, k.wall_s);
+    if (k.throttled_batches > 0)
+      line += fmt::format(", {} throttled batch{} retaken", k.throttled_batches,
+                          k.throttled_batches == 1 ? "" : "es");
+    if (k.stopped != StopReason::kNone) line += fmt::format(" (stopped: {})", to_string(k.stopped));
+    if (k.winner >= 0) {
+      line +=
+          fmt::format("; winner {}", k.measurements[size_t(k.winner)].candidate.variant->label());
+      if (k.ties.size() > 1) {
+        std::string names;
+        for (int i : k.ties)
+          names +=
+              (names.empty() ? "" : ", ") + k.measurements[size_t(i)].candidate.variant->label();
+        line += fmt::format("; tie band {} ({}median intervals overlap; rule: {})", names,
+                            k.confirmed ? "confirmed with more samples, " : "", kTieRule);
+      }
+    }
+    out << line << '\n';
+  }
+  out << fmt::format("  shape wall time {:.3f} s\n\n", r.wall_s);
 }
 
 nlohmann::json shape_json(const ShapeResult& r) {
@@ -58,28 +125,44 @@ nlohmann::json shape_json(const ShapeResult& r) {
     nlohmann::json ms = nlohmann::json::array();
     for (auto& m : k.measurements) {
       auto j = output::to_json(m);
-      if (m.outcome == Outcome::kOk)
+      if (m.outcome == Outcome::kOk && m.timing.summary.count > 0)
         j["ratio_to_cublas"] = ratio(r.cublas.summary.median, m.timing.summary.median);
       ms.push_back(j);
     }
     kernels.push_back({{"kernel", k.kernel},
                        {"run_id", k.run_id},
+                       {"strategy", k.strategy},
                        {"winner", k.winner},
+                       {"ties", k.ties},
+                       {"confirmed", k.confirmed},
+                       {"candidates_planned", k.candidates},
+                       {"unmeasured", k.unmeasured},
+                       {"reused", k.reused},
+                       {"samples_taken", k.samples_taken},
+                       {"throttled_batches", k.throttled_batches},
+                       {"wall_s", k.wall_s},
+                       {"stopped", std::string(to_string(k.stopped))},
                        {"candidates", ms}});
   }
   return {{"shape", r.shape.str()},
           {"m", r.shape.m},
           {"n", r.shape.n},
           {"k", r.shape.k},
-          {"cublas", {{"timing", output::to_json(r.cublas.summary)},
-                      {"samples_ms", r.cublas.samples_ms}}},
+          {"wall_s", r.wall_s},
+          {"cublas",
+           {{"timing", output::to_json(r.cublas.summary)},
+            {"samples_ms", r.cublas.samples_ms},
+            {"noise", r.cublas.noise},
+            {"sm_clock_mhz", r.cublas.sm_clock_mhz},
+            {"throttled", r.cublas.throttled}}},
           {"kernels", kernels}};
 }
 
 void print_csv_header(std::ostream& out) {
   out << "schema_version,device_uuid,shape,kernel,variant,params,threads,tile,dynamic_smem,"
          "active_blocks_per_sm,occupancy,limiter,grid_x,grid_y,waves,status,median_ms,min_ms,"
-         "q1_ms,q3_ms,samples,gflops,ratio_to_cublas,rel_error,winner\n";
+         "q1_ms,q3_ms,samples,gflops,ratio_to_cublas,rel_error,winner,noise,stop_reason,"
+         "throttled,tie\n";
 }
 
 void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResult& r) {
@@ -89,20 +172,24 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
       auto& m = k.measurements[i];
       auto& c = m.candidate;
       auto& s = m.timing.summary;
-      out << fmt::format("{},{},{},{},{},\"{}\",{},{},{},{},{:.4f},{},{},{},{:.3f},{},{},{},{},{},{},"
-                         "{:.1f},{:.4f},{:.3e},{}\n",
-                         output::kJsonSchemaVersion, device.uuid, r.shape.str(), k.kernel,
-                         c.variant->symbol, c.variant->label(), c.threads, c.tile, c.dynamic_smem,
-                         c.active_blocks_per_sm, c.occupancy, c.limiter, c.grid_x, c.grid_y,
-                         c.waves, to_string(m.outcome), s.median, s.min, s.q1, s.q3, s.count,
-                         m.gflops(), ratio(ref, s.median), m.rel_error,
-                         int(i) == k.winner ? 1 : 0);
+      out << fmt::format(
+          "{},{},{},{},{},\"{}\",{},{},{},{},{:.4f},{},{},{},{:.3f},{},{},{},{},{},{},"
+          "{:.1f},{:.4f},{:.3e},{},{:.5f},{},{},{}\n",
+          output::kJsonSchemaVersion, device.uuid, r.shape.str(), k.kernel, c.variant->symbol,
+          c.variant->label(), c.threads, c.tile, c.dynamic_smem, c.active_blocks_per_sm,
+          c.occupancy, c.limiter, c.grid_x, c.grid_y, c.waves, to_string(m.outcome), s.median,
+          s.min, s.q1, s.q3, s.count, m.gflops(), ratio(ref, s.median), m.rel_error,
+          int(i) == k.winner ? 1 : 0, m.timing.noise, to_string(m.timing.stop),
+          m.timing.throttled ? 1 : 0, in(k.ties, int(i)) ? 1 : 0);
     }
   }
   auto& s = r.cublas.summary;
-  out << fmt::format("{},{},{},cublas,cublasSgemm,\"\",,,,,,,,,,ok,{},{},{},{},{},{:.1f},1.0,0,0\n",
-                     output::kJsonSchemaVersion, device.uuid, r.shape.str(), s.median, s.min, s.q1,
-                     s.q3, s.count, ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0);
+  out << fmt::format(
+      "{},{},{},cublas,cublasSgemm,\"\",,,,,,,,,,ok,{},{},{},{},{},{:.1f},1.0,0,0,"
+      "{:.5f},{},{},0\n",
+      output::kJsonSchemaVersion, device.uuid, r.shape.str(), s.median, s.min, s.q1, s.q3, s.count,
+      ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0, r.cublas.noise, to_string(r.cublas.stop),
+      r.cublas.throttled ? 1 : 0);
 }
 
 }  // namespace occtune::cli

@@ -8,6 +8,7 @@
 
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/measurement.hpp"
+#include "autotuner/core/search_strategy.hpp"
 #include "autotuner/core/shape.hpp"
 #include "autotuner/engine/tune_result.hpp"
 
@@ -16,7 +17,10 @@ namespace occtune::cli {
 using occtune::KernelResult;
 using occtune::ShapeResult;
 
+// One table per shape: every candidate with occupancy, timing, noise, how it left the search
+// and the tie band; then a line per kernel on the decision.
 void print_shape_table(std::ostream& out, const ShapeResult& result);
+nlohmann::json search_json(const SearchSettings& search);
 nlohmann::json shape_json(const ShapeResult& result);
 void print_csv_header(std::ostream& out);
 void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResult& result);

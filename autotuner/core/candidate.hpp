@@ -25,10 +25,11 @@ struct Candidate {
   std::string limiter;          // warps | registers | shared_memory | blocks | barriers | none
   std::int64_t grid_x = 0;
   std::int64_t grid_y = 0;
+  std::int64_t grid_z = 1;      // split-K slices (VariantInfo::grid_z)
   double waves = 0;             // grid blocks / (active blocks per SM * SM count)
   std::string rejection;        // non-empty when the device cannot run it (exceeds_limits)
 
-  std::int64_t grid_blocks() const { return grid_x * grid_y; }
+  std::int64_t grid_blocks() const { return grid_x * grid_y * grid_z; }
 };
 
 }  // namespace occtune

@@ -30,6 +30,7 @@ Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device
   c.dynamic_smem = variant.dynamic_smem;
   c.grid_x = (shape.n + variant.tile_n - 1) / variant.tile_n;
   c.grid_y = (shape.m + variant.tile_m - 1) / variant.tile_m;
+  c.grid_z = variant.grid_z;
 
   if (c.threads > device.max_threads_per_block) {
     c.rejection = fmt::format("{} threads per block exceed the device's {}", c.threads,

@@ -5,7 +5,6 @@
 #include "autotuner/core/device_profile.hpp"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -18,6 +17,7 @@
 
 #include "autotuner/core/embedded_configs.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/toml.hpp"  // toml++ with the 3.3.0 fix
 
 namespace occtune {
 namespace {

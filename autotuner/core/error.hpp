@@ -16,9 +16,36 @@ enum class ExitCode : int {
   kInterrupted = 130,
 };
 
+// Error messages are one line by contract (stderr, logs, HTTP bodies) and often quote what the
+// user wrote, which may hold a newline or other control bytes: those are shown escaped ("\n",
+// "\x07"), so no input can split or corrupt the line. Bytes >= 0x80 (UTF-8) are kept.
+inline std::string one_line(const std::string& text) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string& message)
+      : std::runtime_error(one_line(message)), code_(code) {}
   ExitCode code() const noexcept { return code_; }
 
  private:

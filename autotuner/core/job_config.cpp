@@ -6,10 +6,10 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "autotuner/core/embedded_configs.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/toml.hpp"  // toml++ with the 3.3.0 fix
 #include "kernels/registry.hpp"
 
 namespace occtune {
@@ -76,7 +76,69 @@ std::vector<std::string> string_array(const toml::table& table, const std::strin
   return out;
 }
 
+double number(const toml::table& table, const std::string& key, const std::string& where,
+              const std::string& origin, double fallback) {
+  auto node = table.get(key);
+  if (!node) return fallback;
+  if (!node->is_integer() && !node->is_floating_point())
+    bad(origin, fmt::format("'{}{}' must be a number (line {})", where, key,
+                            node->source().begin.line));
+  return node->value<double>().value();
+}
+
 }  // namespace
+
+SettingNames config_key_names() {
+  return [](std::string_view field) {
+    // Policy fields live in [measure], search fields in [search]; a few keys are spelt
+    // differently from the struct fields.
+    static const std::pair<std::string_view, std::string_view> renamed[] = {
+        {"min_time_s", "measure.min_seconds"}, {"time_budget_s", "search.time_budget"}};
+    for (auto& [f, key] : renamed)
+      if (f == field) return fmt::format("'{}'", key);
+    static const std::string_view search_fields[] = {
+        "strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples",
+        "tie_level", "max_candidates"};
+    for (auto f : search_fields)
+      if (f == field) return fmt::format("'search.{}'", field);
+    return fmt::format("'measure.{}'", field);
+  };
+}
+
+void validate_protocol(const TimingPolicy& p, const SearchSettings& s, const SettingNames& name) {
+  auto check = [&](bool ok, std::string_view field, const std::string& value,
+                   std::string_view rule) {
+    if (!ok)
+      fail(ExitCode::kUsage, fmt::format("{} = {} {}", name(field), value, rule));
+  };
+  auto num = [](double v) { return fmt::format("{}", v); };
+  check(p.min_time_s >= 0 && p.min_time_s <= 3600, "min_time_s", num(p.min_time_s),
+        "must be in [0, 3600] seconds");
+  check(p.target_noise > 0 && p.target_noise <= 1, "target_noise", num(p.target_noise),
+        "must be in (0, 1] (a relative IQR, e.g. 0.02)");
+  check(p.max_seconds_per_candidate > 0 && p.max_seconds_per_candidate <= 3600,
+        "max_seconds_per_candidate", num(p.max_seconds_per_candidate),
+        "must be in (0, 3600] seconds");
+  check(p.max_samples >= p.samples, "max_samples", std::to_string(p.max_samples),
+        fmt::format("must be at least the minimum samples ({} = {})", name("samples"), p.samples));
+  check(p.tolerance > 0 && p.tolerance < 1, "tolerance", num(p.tolerance), "must be in (0, 1)");
+  check(p.settle_timeout_ms >= p.settle_ms, "settle_timeout_ms",
+        std::to_string(p.settle_timeout_ms),
+        fmt::format("must be at least {} ({})", name("settle_ms"), p.settle_ms));
+  check(p.throttle_ratio >= 0 && p.throttle_ratio <= 1, "throttle_ratio", num(p.throttle_ratio),
+        "must be in [0, 1] (0 turns the throttle test off)");
+  try {
+    validate_strategy(s.strategy);
+  } catch (const Error& e) {
+    fail(ExitCode::kUsage, name("strategy") + ": " + e.what());
+  }
+  check(s.drop_factor == 0 || s.drop_factor > 1, "drop_factor", num(s.drop_factor),
+        "must be 0 (never drop) or greater than 1");
+  check(s.tie_level > 0 && s.tie_level < 1, "tie_level", num(s.tie_level),
+        "must be in (0, 1), e.g. 0.95");
+  check(s.time_budget_s >= 0, "time_budget_s", num(s.time_budget_s),
+        "must be 0 (no budget) or a positive number of seconds");
+}
 
 void validate_kernel_name(const std::string& name) {
   if (!kernels::find_family(name))
@@ -89,10 +151,11 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   try {
     root = toml::parse(toml_text, origin);
   } catch (const toml::parse_error& e) {
-    bad(origin, fmt::format("malformed TOML at line {}, column {}: {}", e.source().begin.line,
-                            e.source().begin.column, e.description()));
+    bad(origin, fmt::format("malformed TOML at line {}, column {}: {}; fix the file there (see "
+                            "configs/default.toml for the format)",
+                            e.source().begin.line, e.source().begin.column, e.description()));
   }
-  reject_unknown(root, {"version", "job", "measure"}, "", origin);
+  reject_unknown(root, {"version", "job", "measure", "search", "check"}, "", origin);
   auto version = root.get("version");
   if (!version) bad(origin, fmt::format("missing 'version'; add `version = {}` at the top",
                                         kJobConfigVersion));
@@ -128,25 +191,76 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   if (auto node = root.get("measure")) {
     auto* t = node->as_table();
     if (!t) bad(origin, "'measure' must be a table ([measure])");
-    reject_unknown(*t, {"warmup", "samples", "flush_l2", "tolerance", "seed",
-                        "max_seconds_per_candidate"}, "measure.", origin);
+    reject_unknown(*t, {"warmup", "samples", "min_seconds", "target_noise",
+                        "max_seconds_per_candidate", "max_samples", "batch", "flush_l2",
+                        "tolerance", "seed", "settle_ms", "settle_timeout_ms", "throttle_ratio",
+                        "throttle_retries", "candidate_timeout_s"}, "measure.", origin);
     auto& p = job.policy;
-    p.warmup = positive_int(*t, "warmup", "measure.", origin, p.warmup, 0);
-    p.samples = positive_int(*t, "samples", "measure.", origin, p.samples, 1);
-    p.flush_l2 = get<bool>(*t, "flush_l2", "measure.", origin, p.flush_l2, "true or false");
-    p.tolerance = get<double>(*t, "tolerance", "measure.", origin, p.tolerance, "a number");
-    if (!(p.tolerance > 0 && p.tolerance < 1))
-      bad(origin, fmt::format("'measure.tolerance' = {} must be in (0, 1)", p.tolerance));
+    const std::string w = "measure.";
+    p.warmup = positive_int(*t, "warmup", w, origin, p.warmup, 0);
+    p.samples = positive_int(*t, "samples", w, origin, p.samples, 1);
+    p.min_time_s = number(*t, "min_seconds", w, origin, p.min_time_s);
+    p.target_noise = number(*t, "target_noise", w, origin, p.target_noise);
+    p.max_seconds_per_candidate =
+        number(*t, "max_seconds_per_candidate", w, origin, p.max_seconds_per_candidate);
+    p.max_samples = positive_int(*t, "max_samples", w, origin, p.max_samples, 1);
+    p.batch = positive_int(*t, "batch", w, origin, p.batch, 1);
+    p.flush_l2 = get<bool>(*t, "flush_l2", w, origin, p.flush_l2, "true or false");
+    p.tolerance = number(*t, "tolerance", w, origin, p.tolerance);
     if (auto seed = t->get("seed")) {
       if (!seed->is_integer() || seed->value<std::int64_t>().value() < 0)
         bad(origin, fmt::format("'measure.seed' must be a non-negative integer (line {})",
                                 seed->source().begin.line));
       p.seed = std::uint64_t(seed->value<std::int64_t>().value());
     }
-    p.max_seconds_per_candidate = get<double>(*t, "max_seconds_per_candidate", "measure.",
-                                              origin, p.max_seconds_per_candidate, "a number");
-    if (!(p.max_seconds_per_candidate > 0))
-      bad(origin, "'measure.max_seconds_per_candidate' must be positive");
+    p.settle_ms = positive_int(*t, "settle_ms", w, origin, p.settle_ms, 0);
+    p.settle_timeout_ms = positive_int(*t, "settle_timeout_ms", w, origin, p.settle_timeout_ms, 0);
+    p.throttle_ratio = number(*t, "throttle_ratio", w, origin, p.throttle_ratio);
+    p.throttle_retries = positive_int(*t, "throttle_retries", w, origin, p.throttle_retries, 0);
+    if (t->contains("candidate_timeout_s")) {
+      const double v = number(*t, "candidate_timeout_s", w, origin, 0);
+      if (!(v > 0 && v <= kMaxCandidateTimeoutS))
+        bad(origin, fmt::format("'measure.candidate_timeout_s' = {} must be in (0, {}] seconds",
+                                v, kMaxCandidateTimeoutS));
+      job.candidate_timeout_s = v;
+    }
+  }
+  if (auto node = root.get("search")) {
+    auto* t = node->as_table();
+    if (!t) bad(origin, "'search' must be a table ([search])");
+    reject_unknown(*t, {"strategy", "screen_samples", "drop_factor", "finalists",
+                        "confirm_samples", "tie_level", "time_budget", "max_candidates"},
+                   "search.", origin);
+    auto& s = job.search;
+    const std::string w = "search.";
+    s.strategy = get<std::string>(*t, "strategy", w, origin, s.strategy, "a string");
+    s.screen_samples = positive_int(*t, "screen_samples", w, origin, s.screen_samples, 1);
+    s.drop_factor = number(*t, "drop_factor", w, origin, s.drop_factor);
+    s.finalists = positive_int(*t, "finalists", w, origin, s.finalists, 1);
+    s.confirm_samples = positive_int(*t, "confirm_samples", w, origin, s.confirm_samples, 0);
+    s.tie_level = number(*t, "tie_level", w, origin, s.tie_level);
+    s.time_budget_s = number(*t, "time_budget", w, origin, s.time_budget_s);
+    s.max_candidates = positive_int(*t, "max_candidates", w, origin, s.max_candidates, 0);
+  }
+  try {
+    validate_protocol(job.policy, job.search, config_key_names());
+  } catch (const Error& e) {
+    bad(origin, e.what());
+  }
+  if (auto node = root.get("check")) {
+    auto* t = node->as_table();
+    if (!t) bad(origin, "'check' must be a table ([check])");
+    reject_unknown(*t, {"threshold", "runners_up"}, "check.", origin);
+    if (auto threshold = t->get("threshold")) {
+      const auto percent = threshold->value<double>();
+      if (!(threshold->is_integer() || threshold->is_floating_point()) || !percent ||
+          !(*percent > 0 && *percent < 100))
+        bad(origin, fmt::format("'check.threshold' must be a percentage in (0, 100), e.g. 5 "
+                                "(line {})",
+                                threshold->source().begin.line));
+      job.check.threshold = *percent / 100.0;
+    }
+    job.check.runners_up = positive_int(*t, "runners_up", "check.", origin, job.check.runners_up, 0);
   }
   return job;
 }

@@ -39,6 +39,9 @@ Shape parse_shape(std::string_view text) {
     if (part.empty()) return bad("a side is empty");
     if (part.front() == '-') return bad(fmt::format("side '{}' is negative", part));
     if (part.front() == '+') part.remove_prefix(1);
+    // from_chars takes a sign itself: "+-5" must not slip through as -5.
+    if (!part.empty() && (part.front() < '0' || part.front() > '9'))
+      return bad(fmt::format("side '{}' is not a whole number", part));
     std::int64_t value = 0;
     auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > kMaxShapeSide))

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/device_selector.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
 
 namespace occtune::cuda {
@@ -84,30 +85,10 @@ std::vector<DeviceInfo> probe_devices() {
 }
 
 DeviceInfo select_device(const std::string& selector) {
-  auto devices = probe_devices();
-  if (selector.empty()) return devices.front();
-  const bool numeric = selector.find_first_not_of("0123456789") == std::string::npos;
-  if (numeric) {
-    const auto index = std::stoll(selector.substr(0, 9));
-    if (selector.size() > 9 || index >= (long long)devices.size())
-      throw Error(ExitCode::kUsage, "device index " + selector + " does not exist; " +
-                                        std::to_string(devices.size()) +
-                                        " device(s) are visible (run `occtune devices`)");
-    return devices[size_t(index)];
-  }
-  const DeviceInfo* match = nullptr;
-  for (auto& d : devices) {
-    if (d.uuid.rfind(selector, 0) == 0 || d.uuid.rfind("GPU-" + selector, 0) == 0) {
-      if (match)
-        throw Error(ExitCode::kUsage, "device selector '" + selector +
-                                          "' matches more than one GPU; give more of the UUID");
-      match = &d;
-    }
-  }
-  if (!match)
-    throw Error(ExitCode::kUsage, "no visible device matches '" + selector +
-                                      "'; pass an index or a UUID from `occtune devices`");
-  return *match;
+  // The selector is checked before the driver is asked, so a typo is a usage error on any
+  // machine, GPU or not.
+  const DeviceSelector parsed = parse_device_selector(selector);
+  return match_device(probe_devices(), parsed);
 }
 
 }  // namespace occtune::cuda

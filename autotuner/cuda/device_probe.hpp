@@ -10,7 +10,8 @@
 namespace occtune::cuda {
 
 std::vector<DeviceInfo> probe_devices();
-// `selector` is an index ("0") or a UUID ("GPU-...", a unique prefix is enough); empty = 0.
+// `selector` is an index ("0") or a UUID ("GPU-...", a unique prefix is enough); empty = 0
+// (autotuner/core/device_selector.hpp). Throws Error(kUsage) for a bad or unmatched selector.
 DeviceInfo select_device(const std::string& selector);
 
 }  // namespace occtune::cuda

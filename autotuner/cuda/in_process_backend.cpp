@@ -2,6 +2,7 @@
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/cuda/device_probe.hpp"
+#include "autotuner/cuda/nvml_clock.hpp"
 #include "autotuner/cuda/runtime_occupancy.hpp"
 #include "autotuner/cuda/shape_bench.hpp"
 
@@ -28,6 +29,10 @@ class InProcessBackend final : public MeasurementBackend {
   SampleBatch samples(const Candidate& c, int count) override { return bench().samples(c, count); }
 
   std::string description() const override { return "in-process on " + device_.uuid; }
+  int throttle_reference_clock_mhz() const override {
+    const int mhz = NvmlClock::instance().default_sm_clock_mhz(device_.uuid);
+    return mhz > 0 ? mhz : device_.clock_khz / 1000;
+  }
 
  private:
   ShapeBench& bench() {

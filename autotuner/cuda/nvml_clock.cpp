@@ -51,21 +51,29 @@ NvmlClock::NvmlClock() {
   available_ = true;
 }
 
+// The clock is read around every batch of samples, so the UUID lookup is done once per device.
+void* NvmlClock::handle(const std::string& uuid) {
+  if (uuid == cached_uuid_ && cached_handle_) return cached_handle_;
+  nvmlDevice_t device = nullptr;
+  if (handle_by_uuid(uuid.c_str(), &device) != NVML_SUCCESS) return nullptr;
+  cached_uuid_ = uuid;
+  cached_handle_ = device;
+  return device;
+}
+
 int NvmlClock::sm_clock_mhz(const std::string& uuid) {
   if (!available_) return 0;
-  nvmlDevice_t device;
+  auto device = static_cast<nvmlDevice_t>(handle(uuid));
   unsigned int mhz = 0;
-  if (handle_by_uuid(uuid.c_str(), &device) != NVML_SUCCESS) return 0;
-  if (clock_info(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
+  if (!device || clock_info(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
   return int(mhz);
 }
 
 int NvmlClock::default_sm_clock_mhz(const std::string& uuid) {
   if (!available_ || !default_clock) return 0;
-  nvmlDevice_t device;
+  auto device = static_cast<nvmlDevice_t>(handle(uuid));
   unsigned int mhz = 0;
-  if (handle_by_uuid(uuid.c_str(), &device) != NVML_SUCCESS) return 0;
-  if (default_clock(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
+  if (!device || default_clock(device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return 0;
   return int(mhz);
 }
 

@@ -18,6 +18,9 @@ class NvmlClock {
 
  private:
   NvmlClock();
+  void* handle(const std::string& uuid);  // nvmlDevice_t, cached per UUID; nullptr if unknown
+  std::string cached_uuid_;
+  void* cached_handle_ = nullptr;
   bool available_ = false;
   std::string why_;
   void* library_ = nullptr;

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
+#include <vector>
 
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/nvml_clock.hpp"
@@ -95,10 +97,50 @@ struct ShapeBench::Impl {
   bool have_reference = false;
   Timing reference;
   bool lost = false;
+  std::vector<cudaEvent_t> events;  // start/stop pairs of one batch, created on demand
+  int settled_clock_mhz = 0;
+  double settle_seconds = 0;
+
+  ~Impl() {
+    for (auto e : events) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
+  }
+
+  // The lowest of two nonzero clock readings (0 when neither is known).
+  static int lower_clock(int a, int b) {
+    if (a <= 0) return b;
+    if (b <= 0) return a;
+    return std::min(a, b);
+  }
+  int read_clock() const { return NvmlClock::instance().sm_clock_mhz(device.uuid); }
 
   kernels::GemmArgs args() const {
     return {a.ptr, b.ptr, c.ptr, int(shape.m), int(shape.n), int(shape.k),
             int(shape.k), int(shape.n), int(shape.n)};
+  }
+
+  // Scratch memory of variants that need it (split-K partial sums), grown to the largest
+  // request and kept for the shape. Allocated outside any timed region.
+  DeviceBuffer<unsigned char> workspace;
+
+  // The launch arguments of `variant`, with its workspace; an allocation failure is returned
+  // (and cleared) rather than thrown: it rules out that candidate only.
+  cudaError_t args_for(const kernels::VariantInfo& variant, kernels::GemmArgs& out) {
+    out = args();
+    const size_t need = variant.workspace(int(shape.m), int(shape.n), int(shape.k));
+    if (need > workspace.count) {
+      if (workspace.ptr) OCCTUNE_CUDA_CHECK(cudaFree(workspace.ptr));
+      workspace.ptr = nullptr;
+      workspace.count = 0;
+      if (auto err = cudaMalloc(&workspace.ptr, need); err != cudaSuccess) {
+        cudaGetLastError();
+        workspace.ptr = nullptr;
+        return err;
+      }
+      workspace.count = need;
+    }
+    out.workspace = reinterpret_cast<float*>(workspace.ptr);
+    out.workspace_bytes = workspace.count;
+    return cudaSuccess;
   }
 
   cudaError_t run_cublas(float* out) {
@@ -115,22 +157,74 @@ struct ShapeBench::Impl {
       OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush.ptr, int(flush.count & 0xff), flush.count, stream));
   }
 
-  // `count` timed launches, each after an L2 flush, CUDA events around the launch alone.
-  // Returns the first launch or synchronisation error.
+  // `count` timed launches, each after an L2 flush, a pair of CUDA events around the launch
+  // alone. The whole batch is queued and synchronised once: no host round trip per sample, and
+  // no idle gap between samples for the clocks to drop in. The batch's clock is the lower of the
+  // readings before and after it. Returns the first launch or synchronisation error.
   cudaError_t sample_launches(const std::function<cudaError_t()>& launch, int count,
                               SampleBatch& batch) {
+    count = std::max(count, 0);
+    while (int(events.size()) < 2 * count) {
+      cudaEvent_t e = nullptr;
+      OCCTUNE_CUDA_CHECK(cudaEventCreate(&e));
+      events.push_back(e);
+    }
+    const int clock_before = read_clock();
     for (int i = 0; i < count; ++i) {
       flush_l2();
-      OCCTUNE_CUDA_CHECK(cudaEventRecord(start, stream));
+      OCCTUNE_CUDA_CHECK(cudaEventRecord(events[size_t(2 * i)], stream));
       if (auto err = launch(); err != cudaSuccess) return err;
-      OCCTUNE_CUDA_CHECK(cudaEventRecord(stop, stream));
-      if (auto err = cudaEventSynchronize(stop); err != cudaSuccess) return err;
+      OCCTUNE_CUDA_CHECK(cudaEventRecord(events[size_t(2 * i + 1)], stream));
+    }
+    if (count > 0) {
+      if (auto err = cudaEventSynchronize(events[size_t(2 * count - 1)]); err != cudaSuccess)
+        return err;
+    }
+    for (int i = 0; i < count; ++i) {
       float ms = 0;
-      OCCTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      OCCTUNE_CUDA_CHECK(
+          cudaEventElapsedTime(&ms, events[size_t(2 * i)], events[size_t(2 * i + 1)]));
       batch.samples_ms.push_back(double(ms));
     }
-    batch.sm_clock_mhz = NvmlClock::instance().sm_clock_mhz(device.uuid);
+    batch.sm_clock_mhz = lower_clock(clock_before, read_clock());
     return cudaSuccess;
+  }
+
+  // Warm-up until clocks settle (once per shape): cuBLAS launches for at least settle_ms, then
+  // until three SM clock readings in a row agree within 2%, for at most settle_timeout_ms.
+  // Without NVML it is a fixed settle_ms warm-up.
+  void settle_clocks() {
+    if (policy.settle_ms <= 0 && policy.settle_timeout_ms <= 0) return;
+    using clock = std::chrono::steady_clock;
+    const auto begin = clock::now();
+    auto elapsed_ms = [&] {
+      return std::chrono::duration<double, std::milli>(clock::now() - begin).count();
+    };
+    const bool nvml = NvmlClock::instance().available();
+    std::vector<int> readings;
+    int launches = 1;
+    for (;;) {
+      const auto chunk_start = clock::now();
+      for (int i = 0; i < launches; ++i) OCCTUNE_CUDA_CHECK(run_cublas(c.ptr));
+      OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
+      // Chunks of about 2 ms, so the clock is read often but not after every tiny launch.
+      const double chunk_ms =
+          std::chrono::duration<double, std::milli>(clock::now() - chunk_start).count();
+      if (chunk_ms < 2.0 && launches < 4096) launches *= 2;
+      if (nvml) readings.push_back(read_clock());
+      const double t = elapsed_ms();
+      if (t >= policy.settle_timeout_ms) break;
+      if (t < policy.settle_ms) continue;
+      if (!nvml) break;
+      const size_t n = readings.size();
+      if (n >= 3) {
+        const int hi = std::max({readings[n - 1], readings[n - 2], readings[n - 3]});
+        const int lo = std::min({readings[n - 1], readings[n - 2], readings[n - 3]});
+        if (hi > 0 && double(hi - lo) <= 0.02 * hi) break;
+      }
+    }
+    settled_clock_mhz = readings.empty() ? 0 : readings.back();
+    settle_seconds = elapsed_ms() / 1000.0;
   }
 
   cudaError_t warm_up(const std::function<cudaError_t()>& launch) {
@@ -218,7 +312,11 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
   OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.ref.ptr, 0xff, mn * sizeof(float), s.stream));
   OCCTUNE_CUDA_CHECK(s.run_cublas(s.ref.ptr));
   OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.settle_clocks();
 }
+
+int ShapeBench::settled_clock_mhz() const { return impl_->settled_clock_mhz; }
+double ShapeBench::settle_seconds() const { return impl_->settle_seconds; }
 
 ShapeBench::~ShapeBench() {
   if (!impl_) return;
@@ -271,7 +369,15 @@ Measurement ShapeBench::check(const Candidate& candidate) {
     m.error = candidate.rejection;
     return m;
   }
-  const auto args = s.args();
+  kernels::GemmArgs args;
+  if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
+    m.outcome = Outcome::kExceedsLimits;
+    m.error = fmt::format("its workspace of {} bytes cannot be allocated: {}",
+                          candidate.variant->workspace(int(s.shape.m), int(s.shape.n),
+                                                       int(s.shape.k)),
+                          describe(err));
+    return m;
+  }
   OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.c.ptr, 0xff, s.c.count * sizeof(float), s.stream));
   if (auto err = kernels::launch_variant(*candidate.variant, args, s.stream); err != cudaSuccess) {
     m.outcome = classify_launch_error(err);
@@ -303,7 +409,12 @@ SampleBatch ShapeBench::samples(const Candidate& candidate, int count) {
     batch.error = "not run: an earlier candidate left the CUDA context unusable";
     return batch;
   }
-  const auto args = s.args();
+  kernels::GemmArgs args;
+  if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
+    batch.outcome = Outcome::kExceedsLimits;
+    batch.error = describe(err);
+    return batch;
+  }
   auto launch = [&] { return kernels::launch_variant(*candidate.variant, args, s.stream); };
   const auto& symbol = candidate.variant->symbol;
   if (std::find(s.warmed.begin(), s.warmed.end(), symbol) == s.warmed.end()) {

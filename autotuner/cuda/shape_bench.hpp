@@ -34,6 +34,10 @@ class ShapeBench {
   SampleBatch samples(const Candidate& candidate, int count);
   // True after a sticky error (illegal address, trap): this process's context is unusable.
   bool context_lost() const;
+  // The warm-up until clocks settle that the constructor ran (policy.settle_ms and
+  // settle_timeout_ms): the last SM clock read (0 without NVML) and how long it took.
+  int settled_clock_mhz() const;
+  double settle_seconds() const;
 
   // A, B, C, reference C, the L2 flush buffer and a margin.
   static std::uint64_t bytes_needed(const DeviceInfo& device, Shape shape);

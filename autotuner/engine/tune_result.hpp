@@ -1,5 +1,5 @@
-// What tuning one shape produced: every kernel family's measurements and its winner, plus the
-// cuBLAS reference measured in the same session.
+// What tuning one shape produced: every kernel family's measurements, its winner and tie band,
+// plus the cuBLAS reference measured in the same session.
 #pragma once
 
 #include <cstdint>
@@ -14,17 +14,31 @@ namespace occtune {
 struct KernelResult {
   std::string kernel;
   std::int64_t run_id = 0;
+  // Every candidate that was checked or reused, in plan order. Candidates cut by
+  // --max-candidates or the time budget before their check are only counted (unmeasured).
   std::vector<Measurement> measurements;
-  int winner = -1;  // index of the winning measurement; -1 when no candidate passed
+  int winner = -1;         // index of the winning measurement; -1 when no candidate passed
+  std::vector<int> ties;   // the winner's tie band (winner included), best first
+  bool confirmed = false;  // the tie was measured again before the decision
+  std::string strategy;
+  int candidates = 0;  // in the plan
+  int unmeasured = 0;
+  int reused = 0;             // measurements taken from the store instead of the GPU
+  int samples_taken = 0;      // timed samples taken on the GPU in this run, retakes included
+  int throttled_batches = 0;  // batches discarded for a throttled clock
+  double wall_s = 0;          // check, race and decision of this family
+  StopReason stopped = StopReason::kNone;  // kBudget or kInterrupted when cut short
 };
 
 struct ShapeResult {
   Shape shape;
   Timing cublas;
   std::vector<KernelResult> kernels;
+  double wall_s = 0;  // the whole shape: buffers, reference, every family
 };
 
-// The fastest `ok` measurement by median; a wrong or failed result never wins.
+// The fastest `ok` measurement with samples, by median; a wrong or failed result never wins.
+// (The engine's decision is KernelResult::winner; this is the rule for single-shot sets.)
 int pick_winner(const std::vector<Measurement>& measurements);
 
 }  // namespace occtune

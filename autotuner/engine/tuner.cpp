@@ -1,45 +1,55 @@
+// run_tune: plans every shape and family, measures the cuBLAS reference, and runs one race per
+// family (engine/race.cpp) under its fair share of the time budget. Progress and wall times
+// are reported from here.
 #include "autotuner/engine/tuner.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
+#include <chrono>
+#include <limits>
+#include <numeric>
+
+#include "autotuner/core/stopping_rule.hpp"
+#include "autotuner/engine/race.hpp"
 
 namespace occtune {
 namespace {
 
-Timing to_timing(SampleBatch batch) {
-  Timing t;
-  t.samples_ms = std::move(batch.samples_ms);
-  t.summary = summarize(t.samples_ms);
-  t.sm_clock_mhz = batch.sm_clock_mhz;
-  return t;
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Check, then time: one sample first to size the rest, so a very slow candidate gets fewer
-// samples (never fewer than 5) instead of eating the run; the count taken is stored.
-Measurement measure_candidate(MeasurementBackend& backend, const Candidate& candidate,
-                              const TimingPolicy& policy) {
-  Measurement m = backend.check(candidate);
-  if (m.outcome != Outcome::kOk) return m;
-  SampleBatch first = backend.samples(candidate, 1);
-  if (first.outcome == Outcome::kOk && policy.samples > 1) {
-    const double ms = std::max(first.samples_ms.front(), 1e-3);
-    const int affordable = int(policy.max_seconds_per_candidate * 1000.0 / ms);
-    const int more = std::clamp(affordable, std::min(5, policy.samples), policy.samples) - 1;
-    SampleBatch rest = backend.samples(candidate, more);
-    first.samples_ms.insert(first.samples_ms.end(), rest.samples_ms.begin(), rest.samples_ms.end());
-    first.sm_clock_mhz = rest.sm_clock_mhz;
-    first.outcome = rest.outcome;
-    first.error = rest.error;
+// The reference is measured with the same stopping rule and throttle test as a candidate.
+Timing sample_reference(MeasurementBackend& backend, const TuneRequest& request,
+                        const std::atomic<bool>& interrupted) {
+  const TimingPolicy& p = request.policy;
+  const StoppingRule rule = StoppingRule::from(p);
+  Timing t;
+  while (!interrupted) {
+    const StopCheck check = evaluate(rule, t.samples_ms);
+    if (check.stop) {
+      t.stop = check.reason;
+      break;
+    }
+    SampleBatch batch = backend.reference_samples(next_batch(rule, t.samples_ms, p.batch));
+    if (is_throttled(batch.sm_clock_mhz, request.reference_clock_mhz, p.throttle_ratio)) {
+      if (++t.throttled_batches <= p.throttle_retries) continue;
+      t.throttled = true;
+    }
+    t.samples_ms.insert(t.samples_ms.end(), batch.samples_ms.begin(), batch.samples_ms.end());
+    if (batch.sm_clock_mhz > 0) {
+      t.sm_clock_mhz = batch.sm_clock_mhz;
+      t.sm_clock_min_mhz = t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, batch.sm_clock_mhz)
+                                                  : batch.sm_clock_mhz;
+      t.sm_clock_max_mhz = std::max(t.sm_clock_max_mhz, batch.sm_clock_mhz);
+    }
   }
-  if (first.outcome != Outcome::kOk) {
-    m.outcome = first.outcome;
-    m.error = first.error;
-    return m;
-  }
-  m.timing = to_timing(std::move(first));
-  return m;
+  t.summary = summarize(t.samples_ms);
+  t.noise = t.summary.count >= 2 ? t.summary.relative_iqr() : 0.0;
+  t.median_ci = median_interval(t.samples_ms, request.search.tie_level);
+  t.measured_s = std::accumulate(t.samples_ms.begin(), t.samples_ms.end(), 0.0) / 1000.0;
+  return t;
 }
 
 }  // namespace
@@ -47,62 +57,104 @@ Measurement measure_candidate(MeasurementBackend& backend, const Candidate& cand
 int pick_winner(const std::vector<Measurement>& ms) {
   int best = -1;
   for (int i = 0; i < int(ms.size()); ++i) {
-    if (ms[size_t(i)].outcome != Outcome::kOk) continue;
-    if (best < 0 || ms[size_t(i)].timing.summary.median < ms[size_t(best)].timing.summary.median)
-      best = i;
+    const auto& m = ms[size_t(i)];
+    if (m.outcome != Outcome::kOk || m.timing.summary.count == 0) continue;
+    if (best < 0 || m.timing.summary.median < ms[size_t(best)].timing.summary.median) best = i;
   }
   return best;
 }
 
 TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRequest& request,
                      const TuneEvents& events, const std::atomic<bool>& interrupted) {
+  const auto now = request.clock ? request.clock : std::function<double()>(steady_seconds);
+  const double start = now();
+  const double budget = request.search.time_budget_s;
   const DeviceInfo& device = backend.device();
+  validate_strategy(request.search.strategy);
+
   std::vector<std::vector<Plan>> plans;
   int total = 0;
   for (auto& shape : request.shapes) {
     plans.emplace_back();
     for (auto& name : request.kernels) {
       plans.back().push_back(backend.plan(*kernels::find_family(name), shape, request.min_tile));
-      total += int(plans.back().back().candidates.size());
+      total += engine::listed_candidates(plans.back().back(), request.search);
     }
   }
+  const int runs_total = int(request.shapes.size() * request.kernels.size());
+
   TuneOutcome outcome;
-  int done = 0;
+  int done = 0, runs_done = 0;
+  auto progress = [&](const Shape& shape, const std::string& kernel, const std::string& phase,
+                      int done_now, const std::string& best, double best_ms) {
+    if (!events.on_progress) return;
+    TuneProgress p{shape, kernel, phase, done_now, total, best, best_ms, now() - start, -1};
+    if (done_now > 0 && done_now < total) p.eta_s = p.elapsed_s * (total - done_now) / done_now;
+    if (done_now >= total) p.eta_s = 0;
+    events.on_progress(p);
+  };
+  auto budget_left = [&] { return budget > 0 ? start + budget - now() : 1e300; };
+
   for (size_t si = 0; si < request.shapes.size(); ++si) {
     if (interrupted || outcome.context_lost) break;
+    if (budget_left() <= 0) {
+      outcome.budget_exhausted = true;
+      break;
+    }
     const Shape shape = request.shapes[si];
+    const double shape_start = now();
     backend.open_shape(shape, request.policy);
-    ShapeResult result{shape, to_timing(backend.reference_samples(request.policy.samples)), {}};
+    progress(shape, "cublas", "reference", done, "", 0);
+    ShapeResult result{shape, sample_reference(backend, request, interrupted), {}, 0};
     for (auto& plan : plans[si]) {
       if (interrupted || outcome.context_lost) break;
+      const double run_start = now();
+      // Fair share: what is left of the budget, split over the races still to run.
+      const double deadline = run_start + budget_left() / double(runs_total - runs_done);
       KernelResult kr;
-      kr.kernel = plan.family;
-      kr.run_id = store.begin_run({device, plan.family, request.build_id, "f32", shape,
-                                   request.tool_version, request.argv, request.policy});
-      store.set_reference(kr.run_id, result.cublas);
-      for (auto& candidate : plan.candidates) {
-        if (interrupted) break;
-        Measurement m = measure_candidate(backend, candidate, request.policy);
-        store.add_measurement(kr.run_id, m);  // committed at once: an interrupt loses nothing
-        if (m.outcome == Outcome::kCrashed) outcome.context_lost = true;
-        if (events.on_measurement) events.on_measurement(shape, plan.family, m, ++done, total);
-        kr.measurements.push_back(std::move(m));
-        if (outcome.context_lost) break;
-      }
+      const auto run_id = store.begin_run({device, plan.family, request.build_id, "f32", shape,
+                                           request.tool_version, request.argv, request.policy},
+                                          {request.search.strategy, request.reference_clock_mhz});
+      store.set_reference(run_id, result.cublas);
+      const int done_before = done;
+      engine::RaceEnv env{
+          backend, store, request,
+          [&]() -> StopReason {
+            if (interrupted) return StopReason::kInterrupted;
+            if (budget > 0 && now() >= deadline) return StopReason::kBudget;
+            return StopReason::kNone;
+          },
+          [&](const std::string& phase, int settled, const std::string& best, double best_ms) {
+            done = done_before + settled;
+            progress(shape, plan.family, phase, done, best, best_ms);
+          }};
+      auto race = engine::run_race(env, plan,
+                                   db::CacheKey::make(device, plan.family, request.build_id, shape),
+                                   run_id, shape.flops());
+      done = done_before + engine::listed_candidates(plan, request.search);
+      ++runs_done;
+      outcome.context_lost |= race.context_lost;
+      kr = std::move(race.result);
+      kr.wall_s = now() - run_start;
+      if (kr.stopped == StopReason::kBudget) outcome.budget_exhausted = true;
       const auto status = interrupted            ? db::RunStatus::kInterrupted
                           : outcome.context_lost ? db::RunStatus::kFailed
                                                  : db::RunStatus::kComplete;
-      store.finish_run(kr.run_id, status);
-      kr.winner = pick_winner(kr.measurements);
+      store.finish_run(run_id, status);
       if (kr.winner < 0 && status == db::RunStatus::kComplete)
         spdlog::warn("{} at {}: no candidate passed; nothing is cached for this key", plan.family,
                      shape.str());
+      progress(shape, plan.family, "done", done,
+               kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].candidate.variant->label() : "",
+               kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].timing.summary.median : 0);
       result.kernels.push_back(std::move(kr));
     }
+    result.wall_s = now() - shape_start;
     if (events.on_shape) events.on_shape(result);
     outcome.shapes.push_back(std::move(result));
   }
   outcome.interrupted = interrupted;
+  outcome.wall_s = now() - start;
   return outcome;
 }
 

@@ -38,10 +38,21 @@ json to_json(const Summary& s) {
 }
 
 json to_json(const TimingPolicy& p) {
-  return {{"warmup", p.warmup},       {"samples", p.samples},
-          {"flush_l2", p.flush_l2},   {"tolerance", p.tolerance},
-          {"seed", p.seed},           {"timer", p.timer},
-          {"max_seconds_per_candidate", p.max_seconds_per_candidate}};
+  return {{"warmup", p.warmup},
+          {"samples", p.samples},
+          {"min_seconds", p.min_time_s},
+          {"target_noise", p.target_noise},
+          {"max_seconds_per_candidate", p.max_seconds_per_candidate},
+          {"max_samples", p.max_samples},
+          {"batch", p.batch},
+          {"flush_l2", p.flush_l2},
+          {"tolerance", p.tolerance},
+          {"seed", p.seed},
+          {"settle_ms", p.settle_ms},
+          {"settle_timeout_ms", p.settle_timeout_ms},
+          {"throttle_ratio", p.throttle_ratio},
+          {"throttle_retries", p.throttle_retries},
+          {"timer", p.timer}};
 }
 
 json to_json(const Candidate& c) {
@@ -73,11 +84,24 @@ json to_json(const Measurement& m) {
   j["error"] = m.error;
   j["rel_error"] = m.rel_error;
   if (m.outcome == Outcome::kOk) {
-    j["timing"] = to_json(m.timing.summary);
-    j["samples_ms"] = m.timing.samples_ms;
-    j["sm_clock_mhz"] = m.timing.sm_clock_mhz;
+    const Timing& t = m.timing;
+    j["timing"] = to_json(t.summary);
+    j["samples_ms"] = t.samples_ms;
+    j["sm_clock_mhz"] = t.sm_clock_mhz;
     j["gflops"] = m.gflops();
+    // Provenance of the sample set (issue #4).
+    j["noise"] = t.noise;
+    j["median_ci_ms"] = {t.median_ci.low, t.median_ci.high};
+    j["sm_clock_range_mhz"] = {t.sm_clock_min_mhz, t.sm_clock_max_mhz};
+    j["throttled"] = t.throttled;
+    j["throttled_batches"] = t.throttled_batches;
+    j["measured_s"] = t.measured_s;
   }
+  j["stop_reason"] = std::string(to_string(m.timing.stop));
+  j["search_round"] = m.search_round;
+  j["tie"] = m.tie;
+  j["winner"] = m.winner;
+  j["reused_from"] = m.reused_from;
   return j;
 }
 

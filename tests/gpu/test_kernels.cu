@@ -91,8 +91,17 @@ std::vector<const kernels::VariantInfo*> all_candidates() {
 
 void run_variant(const kernels::VariantInfo& v, Buffers& buf) {
   buf.poison();
-  EXPECT_EQ(kernels::launch_variant(v, buf.args(), nullptr), cudaSuccess) << v.symbol;
+  auto args = buf.args();
+  // Split-K variants need scratch memory for their partial sums.
+  float* workspace = nullptr;
+  if (const size_t bytes = v.workspace(args.m, args.n, args.k)) {
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&workspace, bytes));
+    args.workspace = workspace;
+    args.workspace_bytes = bytes;
+  }
+  EXPECT_EQ(kernels::launch_variant(v, args, nullptr), cudaSuccess) << v.symbol;
   OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+  if (workspace) OCCTUNE_CUDA_CHECK(cudaFree(workspace));
 }
 
 TEST(KernelCorrectness, SmallAndOddShapesMatchCpuDoubleReference) {
