@@ -4,20 +4,24 @@
 # process wall times, whether the default winner is within 1% of exhaustive's, and whether the
 # repeats agree (same winner or inside each other's tie band) with the spread of their medians.
 #
-#   scripts/bench-search.sh [-b OCCTUNE] [-k KERNEL] [-o OUTDIR] [SHAPE...]
+#   scripts/bench-search.sh [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [SHAPE...]
+#
+# With several kernels, one tune measures them all and "the winner" is the fastest across them.
 #
 # Every run uses --force and its own database, so nothing is reused between runs. Results
 # (JSON of every run, stderr logs, summary.txt, summary.json) go to OUTDIR.
 set -euo pipefail
 occtune=./build/autotuner/occtune
 kernel=tiled_dynamic
+min_tile=""
 out=$(mktemp -d /tmp/occtune-bench-search.XXXXXX)
-while getopts "b:k:o:" opt; do
+while getopts "b:k:m:o:" opt; do
   case $opt in
     b) occtune=$OPTARG ;;
     k) kernel=$OPTARG ;;
+    m) min_tile=$OPTARG ;;
     o) out=$OPTARG ;;
-    *) echo "usage: $0 [-b OCCTUNE] [-k KERNEL] [-o OUTDIR] [SHAPE...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [SHAPE...]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -26,6 +30,10 @@ if [ ${#shapes[@]} -eq 0 ]; then
   shapes=(1024x1024x1024 2048x2048x2048 4096x1024x2048 1000x1000x1000 3001x1000x4097)
 fi
 mkdir -p "$out"
+kernel_args=()
+IFS=, read -r -a kernel_list <<<"$kernel"
+for k in "${kernel_list[@]}"; do kernel_args+=(--kernel "$k"); done
+[ -z "$min_tile" ] || kernel_args+=(--min-tile "$min_tile")
 "$occtune" devices >"$out/devices.txt"
 echo "occtune bench-search: kernel $kernel, ${#shapes[@]} shapes, results in $out" >&2
 
@@ -36,7 +44,7 @@ run() {
   rm -f "$db" "$db-wal" "$db-shm"
   local t0 t1
   t0=$(date +%s.%N)
-  "$occtune" tune --kernel "$kernel" --shape "$shape" --strategy "$strategy" --force --quiet \
+  "$occtune" tune "${kernel_args[@]}" --shape "$shape" --strategy "$strategy" --force --quiet \
     --db "$db" --format json >"$out/$name.json" 2>"$out/$name.err"
   t1=$(date +%s.%N)
   python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$t1" \
@@ -58,21 +66,31 @@ out, kernel, shapes = sys.argv[1], sys.argv[2], sys.argv[3:]
 def load(name):
     doc = json.load(open(f"{out}/{name}.json"))
     shape = doc["shapes"][0]
-    k = next(k for k in shape["kernels"] if k["kernel"] == kernel)
-    cands = k["candidates"]
-    label = lambda c: ",".join(f"{n}={v}" for n, v in sorted(c["params"].items()))
-    winner = cands[k["winner"]] if k["winner"] >= 0 else None
+    ks = [k for k in shape["kernels"] if k["kernel"] in kernel.split(",")]
+    # A configuration's label names its kernel when several kernels race.
+    label = lambda k, c: (k["kernel"] + ":" if len(ks) > 1 else "") + ",".join(
+        f"{n}={v}" for n, v in sorted(c["params"].items()))
+    best = None  # (kernel, candidate): the fastest kernel winner
+    for k in ks:
+        if k["winner"] >= 0:
+            c = k["candidates"][k["winner"]]
+            if best is None or c["timing"]["median_ms"] < best[1]["timing"]["median_ms"]:
+                best = (k, c)
+    ties = set()
+    if best:
+        ties = {label(best[0], best[0]["candidates"][i]) for i in best[0]["ties"]} | {label(*best)}
     return {
-        "doc": doc, "kernel": k, "cands": cands,
-        "winner": label(winner) if winner else None,
-        "winner_ms": winner["timing"]["median_ms"] if winner else None,
-        "ties": sorted({label(cands[i]) for i in k["ties"]} | ({label(winner)} if winner else set())),
-        "medians": {label(c): c["timing"]["median_ms"] for c in cands
+        "doc": doc,
+        "winner": label(*best) if best else None,
+        "winner_ms": best[1]["timing"]["median_ms"] if best else None,
+        "ties": sorted(ties),
+        "medians": {label(k, c): c["timing"]["median_ms"] for k in ks for c in k["candidates"]
                     if c["status"] == "ok" and c.get("timing", {}).get("count", 0) > 0},
-        "tuning_s": doc["tuning_wall_s"], "race_s": k["wall_s"],
+        "tuning_s": doc["tuning_wall_s"], "race_s": sum(k["wall_s"] for k in ks),
         "process_s": float(open(f"{out}/{name}.process_s").read()),
-        "candidates": k["candidates_planned"], "samples": k["samples_taken"],
-        "verified": sum(1 for c in cands if c["status"] != "exceeds_limits"),
+        "candidates": sum(k["candidates_planned"] for k in ks),
+        "samples": sum(k["samples_taken"] for k in ks),
+        "verified": sum(1 for k in ks for c in k["candidates"] if c["status"] != "exceeds_limits"),
     }
 
 rows, ok_all = [], True

@@ -39,8 +39,8 @@ class MeasurementBackend {
   virtual SampleBatch samples(const Candidate& candidate, int count) = 0;
   virtual std::string description() const = 0;
   // The clock a batch is compared against for throttling: NVML's default SM clock, else the
-  // device's maximum SM clock. Asked of the backend because NVML loads libcuda, which the
-  // parent of an isolated run never maps.
+  // device's maximum SM clock. Asked of the backend because NVML opens the driver
+  // (/dev/nvidiactl), which the parent of an isolated run never does.
   virtual int throttle_reference_clock_mhz() const { return device().clock_khz / 1000; }
   // False when a `crashed` outcome leaves this backend unable to run anything more (in-process:
   // the context is gone), so the engine stops; an isolating backend replaces its worker and

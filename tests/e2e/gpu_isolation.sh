@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Worker isolation on a GPU, as a user runs it (exit 77 = skipped without a GPU):
 # 1. The parent `occtune tune` never creates a CUDA context: while it tunes a job with planted
-#    faults, only its worker process maps libcuda (the parent never does), and nvidia-smi, where
-#    it can see processes, lists the worker and never the parent.
+#    faults, only its worker process opens the driver's device files (/dev/nvidia*; a context
+#    needs them), the parent never does, and nvidia-smi, where it can see processes, lists the
+#    worker and never the parent. (libcuda itself may appear in the parent's maps for a moment:
+#    libcublasLt's load-time initialiser dlopens and closes it without opening the driver.)
 # 2. Ctrl-C during tune: exit 130, the measurements so far are in the database with the run
 #    marked interrupted, the worker is gone and the GPU has no occtune process left.
 set -uo pipefail
@@ -32,6 +34,14 @@ children() {
     read -r pid _ _ ppid _ <"$s" 2>/dev/null && [ "$ppid" = "$1" ] && echo "$pid"
   done
 }
+# Whether a process holds one of the NVIDIA driver's device files open.
+opens_driver() {
+  local f
+  for f in /proc/"$1"/fd/*; do
+    case "$(readlink "$f" 2>/dev/null)" in /dev/nvidia*) return 0 ;; esac
+  done
+  return 1
+}
 export OCCTUNE_TEST_KERNELS=1
 
 # --- 1: no context in the parent --------------------------------------------------------------
@@ -42,9 +52,9 @@ parent=$!
 bg=$parent
 workers=""
 while kill -0 "$parent" 2>/dev/null; do
-  grep -q 'libcuda\.so' "/proc/$parent/maps" 2>/dev/null && fail "parent $parent mapped libcuda"
+  opens_driver "$parent" && fail "parent $parent opened a GPU device file: $(ls -l /proc/$parent/fd 2>/dev/null | grep /dev/nvidia)"
   for w in $(children "$parent"); do
-    if grep -q 'libcuda\.so' "/proc/$w/maps" 2>/dev/null; then
+    if opens_driver "$w"; then
       case " $workers " in *" $w "*) ;; *) workers="$workers $w" ;; esac
     fi
   done
