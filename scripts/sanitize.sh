@@ -80,7 +80,9 @@ for tool in $tools; do
       --max-samples 1 --warmup 0 --min-seconds 0 --settle-ms 0 --settle-timeout-ms 0 \
       >"$out/$tool.json" 2>"$out/$tool.stderr" || rc=$?
   seconds=$(($(date +%s) - start))
-  errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$out/$tool.log" | tail -1 || true)
+  # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+  errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: [0-9]+ hazards' "$out/$tool.log" |
+           tail -1 || true)
   launched=$(python3 - "$out/$tool.json" <<'PY' 2>/dev/null || echo "no JSON"
 import collections, json, sys
 doc = json.load(open(sys.argv[1]))
@@ -91,6 +93,26 @@ PY
 )
   line="$tool: exit $rc, ${errors:-no ERROR SUMMARY line}, $launched, ${seconds} s"
   echo "$line" | tee -a "$summary"
-  if [ "$rc" != 0 ] || [ "$errors" != "ERROR SUMMARY: 0 error" ]; then status=1; fi
+  case "$errors" in "ERROR SUMMARY: 0 error" | "RACECHECK SUMMARY: 0 hazards") ;; *) status=1 ;; esac
+  [ "$rc" = 0 ] || status=1
 done
+
+# Positive control: the same memcheck invocation and kernel filter over the test-only planted
+# faults must report the illegal address, or the clean results above prove nothing.
+rc=0
+OCCTUNE_TEST_KERNELS=1 "$sanitizer" --tool memcheck --kernel-name kns=occtune --print-limit 5 \
+  --log-file "$out/control-memcheck.log" \
+  "$occtune" tune --no-isolation --quiet --db "$work/control.db" --kernel planted_faults \
+    --shape 256x256x256 --samples 1 --max-samples 1 --warmup 0 --min-seconds 0 >/dev/null \
+    2>"$out/control-memcheck.stderr" || rc=$?
+found=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$out/control-memcheck.log" | tail -1 || true)
+if grep -q 'Invalid __global__ write\|Invalid __global__ read' "$out/control-memcheck.log" &&
+   [ "$found" != "ERROR SUMMARY: 0 error" ]; then
+  echo "control (planted illegal address under memcheck): detected, ${found}, occtune exit $rc" |
+    tee -a "$summary"
+else
+  echo "control (planted illegal address under memcheck): NOT detected (${found:-no summary})" |
+    tee -a "$summary"
+  status=1
+fi
 exit $status
