@@ -28,10 +28,5 @@ std::string_view ${name}() {
 }
 
 ${close}")
-set(old "")
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-endif()
-if(NOT old STREQUAL code)
-  file(WRITE "${OUTPUT}" "${code}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write-if-changed.cmake")
+occtune_write_if_changed("${OUTPUT}" "${code}")

@@ -102,10 +102,5 @@ ${rows}  };
 
 }  // namespace occtune::kernels
 ")
-# Only touch the file when it changes, so dependants are not rebuilt for nothing.
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-endif()
-if(NOT old STREQUAL code)
-  file(WRITE "${OUTPUT}" "${code}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write-if-changed.cmake")
+occtune_write_if_changed("${OUTPUT}" "${code}")

@@ -206,11 +206,9 @@ constexpr const char* kRunColumns =
     "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms, "
     "r.strategy, r.reference_clock_mhz";
 
-StoredRun read_run(SQLite::Statement& statement) {
-  Row row(statement);
-  StoredRun run;
-  run.id = row.next_int64();
-  CacheKey& key = run.key;
+// The cache-key columns, in the order every key-selecting query lists them.
+CacheKey read_key(Row& row) {
+  CacheKey key;
   key.device_uuid = row.next_string();
   key.device_name = row.next_string();
   key.cc_major = row.next_int();
@@ -224,6 +222,14 @@ StoredRun read_run(SQLite::Statement& statement) {
   key.shape.m = row.next_int64();
   key.shape.n = row.next_int64();
   key.shape.k = row.next_int64();
+  return key;
+}
+
+StoredRun read_run(SQLite::Statement& statement) {
+  Row row(statement);
+  StoredRun run;
+  run.id = row.next_int64();
+  run.key = read_key(row);
   run.status = row.next_string();
   run.started_at = row.next_string();
   run.finished_at = row.next_string();
@@ -950,20 +956,7 @@ EntryPage Store::entries(const EntryQuery& q) {
     bind(std::max(q.limit, 0));
     while (query.executeStep()) {
       Row row(query);
-      CacheKey key;
-      key.device_uuid = row.next_string();
-      key.device_name = row.next_string();
-      key.cc_major = row.next_int();
-      key.cc_minor = row.next_int();
-      key.sm_count = row.next_int();
-      key.driver_version = row.next_int();
-      key.runtime_version = row.next_int();
-      key.kernel = row.next_string();
-      key.build_id = row.next_string();
-      key.dtype = row.next_string();
-      key.shape.m = row.next_int64();
-      key.shape.n = row.next_int64();
-      key.shape.k = row.next_int64();
+      CacheKey key = read_key(row);
       row.next_string();  // newest_at: ordering only
       const std::int64_t newest_id = row.next_int64();
       keys.emplace_back(std::move(key), newest_id);

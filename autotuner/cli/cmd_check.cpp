@@ -11,6 +11,7 @@
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/gate_cli.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/regression_check.hpp"
@@ -58,19 +59,7 @@ std::map<std::string, std::string> parse_overrides(const std::vector<std::string
 
 int run_check_command(const CheckOptions& o) {
   parse_format(o.gate.format, false);  // bad input fails before any GPU work
-  JobConfig job = load_job_config(resolve(o.config, "OCCTUNE_CONFIG", "", ""));
-  if (!o.kernels.empty()) {
-    for (auto& k : o.kernels) validate_kernel_name(k);
-    job.kernels = o.kernels;
-  }
-  if (!o.shapes.empty()) {
-    job.shapes.clear();
-    for (auto& s : o.shapes) job.shapes.push_back(parse_shape(s));
-  }
-  if (job.kernels.empty()) job.kernels = {"tiled_dynamic"};
-  if (job.shapes.empty())
-    fail(ExitCode::kUsage,
-         "no shapes to check; pass --shape MxNxK or list [job].shapes in the config");
+  JobConfig job = select_job(o.config, o.kernels, o.shapes, "check");
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
   if (o.samples > 0) job.policy.samples = o.samples;

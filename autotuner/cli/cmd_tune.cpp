@@ -15,6 +15,7 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
@@ -76,19 +77,7 @@ extern "C" void on_sigint(int) {
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
-  JobConfig job = load_job_config(resolve(o.config, "OCCTUNE_CONFIG", "", ""));
-  if (!o.kernels.empty()) {
-    for (auto& k : o.kernels) validate_kernel_name(k);
-    job.kernels = o.kernels;
-  }
-  if (!o.shapes.empty()) {
-    job.shapes.clear();
-    for (auto& s : o.shapes) job.shapes.push_back(parse_shape(s));
-  }
-  if (job.kernels.empty()) job.kernels = {"tiled_dynamic"};
-  if (job.shapes.empty())
-    fail(ExitCode::kUsage,
-         "no shapes to tune; pass --shape MxNxK or list [job].shapes in the config");
+  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune");
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {

@@ -1,0 +1,18 @@
+// The job a measuring command (tune, check) works on: the config file (--config, else
+// OCCTUNE_CONFIG), with --kernel and --shape flags replacing its lists (design.md section 3).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotuner/core/job_config.hpp"
+
+namespace occtune::cli {
+
+// Throws Error(kUsage) for an unknown kernel, a malformed shape, or no shape at all (the
+// message says what `verb` needs). No kernel anywhere means tiled_dynamic.
+JobConfig select_job(const std::string& config_flag, const std::vector<std::string>& kernels,
+                     const std::vector<std::string>& shapes, std::string_view verb);
+
+}  // namespace occtune::cli
