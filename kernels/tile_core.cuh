@@ -187,7 +187,11 @@ struct BlockTile {
     }
   }
 
-  // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order.
+  // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order. The order of
+  // the TM x TN FMAs changes nvcc's register allocation and so the issue rate (measured on the
+  // H100, docs/PERFORMANCE.md): kColumnsOuter walks the columns of the thread tile in the outer
+  // loop.
+  template <bool kColumnsOuter = false>
   __device__ static void compute_slab(const float* stage, Coords at, float (&acc)[TM][TN]) {
     const float* as = stage + at.m;
     const float* bs = stage + BK * kLdA + at.n;
@@ -200,10 +204,18 @@ struct BlockTile {
       OCCTUNE_UNROLL
       for (int j = 0; j < TN / kSubN; ++j)
         load_fragment<kSubN>(bs + kk * kLdB + j * kLanesN * kSubN, b + j * kSubN);
-      OCCTUNE_UNROLL
-      for (int i = 0; i < TM; ++i) {
+      if constexpr (kColumnsOuter) {
         OCCTUNE_UNROLL
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) {
+          OCCTUNE_UNROLL
+          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+      } else {
+        OCCTUNE_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          OCCTUNE_UNROLL
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
       }
     }
   }
