@@ -20,6 +20,7 @@
 
 #include "autotuner/core/error.hpp"
 #include "db/store.hpp"
+#include "tests/support/seed_store.hpp"
 
 namespace occtune::db {
 namespace {
@@ -28,34 +29,14 @@ namespace fs = std::filesystem;
 
 // --- fixtures and builders ------------------------------------------------------------------
 
+// The seeded H100 with every remaining field set too, so the round trip checks them all.
 DeviceInfo test_device() {
-  DeviceInfo d;
+  DeviceInfo d = testing::seed_device("GPU-12345678-abcd-ef01-2345-6789abcdef01");
   d.index = 1;
-  d.uuid = "GPU-12345678-abcd-ef01-2345-6789abcdef01";
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.source = "runtime";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.warp_size = 32;
-  d.max_threads_per_block = 1024;
-  d.max_threads_per_sm = 2048;
-  d.max_blocks_per_sm = 32;
-  d.regs_per_block = 65536;
-  d.regs_per_sm = 65536;
-  d.shared_mem_per_block = 49152;
-  d.shared_mem_per_block_optin = 232448;
-  d.shared_mem_per_sm = 233472;
-  d.reserved_shared_mem_per_block = 1024;
   d.max_grid_x = 2147483647;
   d.max_grid_y = 65535;
-  d.l2_bytes = 52428800;
-  d.global_mem_bytes = 85045870592ULL;
-  d.clock_khz = 1980000;
   d.memory_clock_khz = 2619000;
   d.memory_bus_width = 5120;
-  d.driver_version = 13000;
-  d.runtime_version = 13000;
   d.pci_bus_id = "0000:19:00.0";
   return d;
 }
