@@ -24,7 +24,8 @@ std::vector<FamilySpace> build_spaces() {
         {"tm", thread},
         {"tn", thread},
         {"wm", warp},
-        {"wn", warp}}},
+        {"wn", warp},
+        {"order", {0, 1}}}},
       {"pipelined",
        TileFamily::kPipelined,
        {{"bm", block},
@@ -35,7 +36,8 @@ std::vector<FamilySpace> build_spaces() {
         {"wm", warp},
         {"wn", warp},
         {"stages", {2, 3, 4, 5, 6}},
-        {"areg", {0, 1}}}},
+        {"areg", {0, 1}},
+        {"order", {0, 1}}}},
       {"splitk",
        TileFamily::kSplitK,
        {{"bm", {32, 64, 128}},
@@ -47,7 +49,8 @@ std::vector<FamilySpace> build_spaces() {
         {"wn", {16, 32, 64, 128}},
         {"stages", {2, 3, 4}},
         {"areg", {0, 1}},
-        {"splits", {2, 4, 8, 16, 32}}}},
+        {"splits", {2, 4, 8, 16, 32}},
+        {"order", {0, 1}}}},
   };
 }
 
@@ -77,6 +80,7 @@ int* member(TileParams& p, std::string_view name) {
   if (name == "stages") return &p.stages;
   if (name == "splits") return &p.splits;
   if (name == "areg") return &p.areg;
+  if (name == "order") return &p.order;
   return nullptr;
 }
 

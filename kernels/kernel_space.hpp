@@ -24,6 +24,9 @@ struct TileParams {
   int splits = 1;      // K slices, each computed by its own block (split-K)
   int areg = 0;        // pipelined A path: 0 = 4-byte cp.async per element, 1 = float4 loads
                        // through registers and transposing stores (B is cp.async either way)
+  int order = 0;       // FMA loop over the thread tile: 0 = rows outside, 1 = columns outside
+                       // (same arithmetic; nvcc allocates registers differently, which moves
+                       // the issue rate by up to 15%: docs/PERFORMANCE.md)
 };
 
 // Padding of the transposed A slab (floats per K row = bm + 4): makes both the transposing
@@ -71,7 +74,9 @@ constexpr const char* tile_violation(TileFamily f, const TileParams& p) {
   const int threads = tile_threads(f, p);
   if (threads % 32 != 0) return "threads per block must be a multiple of the warp size";
   if (threads > 1024) return "threads per block exceed 1024, the limit of every CUDA device";
+  if (p.order != 0 && p.order != 1) return "order is 0 (rows outside) or 1 (columns outside)";
   if (f == TileFamily::kCoarsened) {
+    if (p.order != 0) return "a coarsened thread has one column: its FMA loop has one order";
     if (p.tn != 1) return "a coarsened thread computes one column (tn = 1)";
     if (p.tm < 2 || !is_pow2(p.tm)) return "coarsening (tm) must be a power of two >= 2";
     if (p.bn < 32) return "bn must cover a warp (>= 32) so A reads broadcast";

@@ -8,10 +8,11 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS>
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
+          int ORDER>
 struct SplitK {
   using Tile =
-      tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG>;
+      tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, ORDER>;
   static constexpr TileFamily kFamily = TileFamily::kSplitK;
   static constexpr TileParams kParams = Tile::kParams;
   static constexpr int kMaxThreads = Tile::kThreads;
@@ -75,22 +76,23 @@ struct SplitK {
 };
 
 // The registered instantiations (kernels/splitk.cu), also run by the host emulator of the unit
-// tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS.
-#define OCCTUNE_SPLITK_VARIANTS(X)              \
-  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 4>)  \
-  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8>)  \
-  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 16>) \
-  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 32>) \
-  X(SplitK<64, 64, 16, 8, 8, 32, 64, 3, 0, 8>)  \
-  X(SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 2>) \
-  X(SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 4>) \
-  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 8>) \
-  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 16>) \
-  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 32>) \
-  X(SplitK<128, 32, 16, 8, 4, 64, 16, 3, 0, 8>) \
-  X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 8>) \
-  X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 16>) \
-  X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 8>) \
-  X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 16>)
+// tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS,
+// ORDER (as RegBlocked).
+#define OCCTUNE_SPLITK_VARIANTS(X)                  \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 4, 0>)   \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>)   \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 16, 0>)  \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 32, 0>)  \
+  X(SplitK<64, 64, 16, 8, 8, 32, 64, 3, 0, 8, 0>)   \
+  X(SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 2, 0>)  \
+  X(SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 4, 0>)  \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 8, 0>)  \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 16, 0>) \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 32, 0>) \
+  X(SplitK<128, 32, 16, 8, 4, 64, 16, 3, 0, 8, 0>)  \
+  X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 8, 0>)   \
+  X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 16, 0>)  \
+  X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 8, 0>)   \
+  X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 16, 0>)
 
 }  // namespace occtune::kernels

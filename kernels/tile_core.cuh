@@ -130,9 +130,9 @@ __device__ __forceinline__ void copy_wait() {
 }
 
 template <TileFamily F, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES,
-          int SPLITS, int AREG = 0>
+          int SPLITS, int AREG = 0, int ORDER = 0>
 struct BlockTile {
-  static constexpr TileParams kParams{BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG};
+  static constexpr TileParams kParams{BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, ORDER};
   static_assert(tile_valid(F, kParams),
                 "not a point of the family's space: see tile_violation() in kernel_space.hpp");
 
@@ -188,10 +188,8 @@ struct BlockTile {
   }
 
   // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order. The order of
-  // the TM x TN FMAs changes nvcc's register allocation and so the issue rate (measured on the
-  // H100, docs/PERFORMANCE.md): kColumnsOuter walks the columns of the thread tile in the outer
-  // loop.
-  template <bool kColumnsOuter = false>
+  // the TM x TN FMAs (ORDER, a parameter of the space) changes nvcc's register allocation and so
+  // the issue rate (measured on the H100, docs/PERFORMANCE.md).
   __device__ static void compute_slab(const float* stage, Coords at, float (&acc)[TM][TN]) {
     const float* as = stage + at.m;
     const float* bs = stage + BK * kLdA + at.n;
@@ -204,7 +202,7 @@ struct BlockTile {
       OCCTUNE_UNROLL
       for (int j = 0; j < TN / kSubN; ++j)
         load_fragment<kSubN>(bs + kk * kLdB + j * kLanesN * kSubN, b + j * kSubN);
-      if constexpr (kColumnsOuter) {
+      if constexpr (ORDER == 1) {
         OCCTUNE_UNROLL
         for (int j = 0; j < TN; ++j) {
           OCCTUNE_UNROLL
