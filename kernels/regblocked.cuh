@@ -59,6 +59,7 @@ struct RegBlocked {
   X(RegBlocked<128, 128, 16, 8, 8, 32, 64, 0>)  \
   X(RegBlocked<128, 256, 8, 8, 16, 32, 128, 1>) \
   X(RegBlocked<128, 256, 8, 8, 16, 64, 64, 1>)  \
+  X(RegBlocked<128, 256, 8, 16, 8, 64, 64, 0>)  \
   X(RegBlocked<256, 128, 8, 16, 8, 64, 64, 0>)  \
   X(RegBlocked<256, 128, 8, 16, 8, 64, 64, 1>)  \
   X(RegBlocked<128, 64, 8, 8, 8, 32, 64, 0>)    \
