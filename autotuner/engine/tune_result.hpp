@@ -32,9 +32,14 @@ struct KernelResult {
 
 struct ShapeResult {
   Shape shape;
-  Timing cublas;
+  Timing cublas;        // cuBLAS SGEMM before the races (stored with every run as the reference)
+  Timing cublas_after;  // again after the races, when TuneRequest::reference_after asked for it
   std::vector<KernelResult> kernels;
   double wall_s = 0;  // the whole shape: buffers, reference, every family
+
+  // cuBLAS's time to compare against: the faster median of the sets taken, so a slow reference
+  // set can only make the tuned kernels look worse, never better. 0 when none was taken.
+  double cublas_ms() const;
 };
 
 // The fastest `ok` measurement with samples, by median; a wrong or failed result never wins.

@@ -54,6 +54,13 @@ Timing sample_reference(MeasurementBackend& backend, const TuneRequest& request,
 
 }  // namespace
 
+double ShapeResult::cublas_ms() const {
+  const double before = cublas.summary.count > 0 ? cublas.summary.median : 0.0;
+  const double after = cublas_after.summary.count > 0 ? cublas_after.summary.median : 0.0;
+  if (before > 0 && after > 0) return std::min(before, after);
+  return std::max(before, after);
+}
+
 int pick_winner(const std::vector<Measurement>& ms) {
   int best = -1;
   for (int i = 0; i < int(ms.size()); ++i) {
@@ -105,7 +112,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
     const double shape_start = now();
     backend.open_shape(shape, request.policy);
     progress(shape, "cublas", "reference", done, "", 0);
-    ShapeResult result{shape, sample_reference(backend, request, interrupted), {}, 0};
+    ShapeResult result{.shape = shape, .cublas = sample_reference(backend, request, interrupted)};
     for (auto& plan : plans[si]) {
       if (interrupted || outcome.context_lost) break;
       const double run_start = now();
@@ -148,6 +155,10 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
                kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].candidate.variant->label() : "",
                kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].timing.summary.median : 0);
       result.kernels.push_back(std::move(kr));
+    }
+    if (request.reference_after && !interrupted && !outcome.context_lost) {
+      progress(shape, "cublas", "reference", done, "", 0);
+      result.cublas_after = sample_reference(backend, request, interrupted);
     }
     result.wall_s = now() - shape_start;
     if (events.on_shape) events.on_shape(result);

@@ -23,6 +23,9 @@ struct TuneRequest {
   TimingPolicy policy;
   SearchSettings search;
   bool force = false;             // measure again even what the store already has
+  // Time cuBLAS a second time after each shape's races (occtune bench): one reference set can
+  // catch the GPU or the library in a slow state, which would flatter every ratio of that shape.
+  bool reference_after = false;
   int reference_clock_mhz = 0;    // throttle reference (NVML default SM clock); 0 = unknown
   std::vector<std::string> argv;  // provenance
   std::string tool_version;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end on a GPU: `occtune bench` on two small shapes and two families, in JSON and as a
-# table: every shape has a best configuration, a cuBLAS time and a positive ratio, and the
-# table ends with the geometric mean. Exit 77 = skipped (no GPU).
+# table: every shape has a best configuration, cuBLAS timed before and after the races (the
+# faster is the reference), a positive ratio, and the table ends with the geometric mean. Exit 77 = skipped (no GPU).
 set -euo pipefail
 occtune=$1
 tmp=$(mktemp -d)
@@ -18,7 +18,10 @@ doc = json.load(open(sys.argv[1]))
 assert doc["schema_version"] == 1 and doc["kind"] == "bench", doc.keys()
 assert len(doc["shapes"]) == 2
 for s in doc["shapes"]:
-    assert s["cublas_ms"] > 0, s
+    assert s["cublas_ms"] > 0 and s["cublas_before_ms"] > 0 and s["cublas_after_ms"] > 0, s
+    assert s["cublas_ms"] == min(s["cublas_before_ms"], s["cublas_after_ms"]), s
+    best = s["best_ms"]
+    assert abs(s["ratio_to_cublas"] - s["cublas_ms"] / best) <= 1e-9 * s["ratio_to_cublas"], s
     assert s["best_kernel"] in ("pipelined", "splitk"), s
     assert s["ratio_to_cublas"] > 0, s
     assert set(s["families"]) == {"pipelined", "splitk"}, s

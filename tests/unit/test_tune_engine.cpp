@@ -73,7 +73,10 @@ class FakeBackend : public MeasurementBackend {
   void open_shape(Shape, const TimingPolicy&) override { ++shapes_opened; }
   SampleBatch reference_samples(int count) override {
     SampleBatch b;
-    for (int i = 0; i < count; ++i) b.samples_ms.push_back(0.5);
+    // cuBLAS takes reference_before_ms until the first candidate sample, 0.5 ms afterwards.
+    const bool before = calls.empty();
+    if (!before) reference_batches_after += 1;
+    for (int i = 0; i < count; ++i) b.samples_ms.push_back(before ? reference_before_ms : 0.5);
     now += 0.0005 * count;
     return b;
   }
@@ -134,6 +137,8 @@ class FakeBackend : public MeasurementBackend {
   bool isolates = false;
   int shapes_opened = 0;
   size_t textbook = 0;
+  double reference_before_ms = 0.5;
+  int reference_batches_after = 0;
 
  private:
   int index_of(const Candidate& c) const { return int(c.variant - variants_.data()); }
@@ -511,6 +516,30 @@ TEST(TuneEngine, ProgressCountsToTheTotal) {
   }
   EXPECT_TRUE(eta);
   EXPECT_TRUE(screen);
+}
+
+
+TEST(TuneEngine, ReferenceAfterTimesCublasAgainAndTheFasterSetIsTheReference) {
+  for (bool after : {false, true}) {
+    SCOPED_TRACE(after ? "reference_after" : "reference once");
+    FakeBackend backend({1.0, 1.2, 1.4}, 0.01, 5);
+    backend.reference_before_ms = 0.6;  // a slow first set
+    auto store = db::Store::open(":memory:");
+    TuneRequest request = request_for(backend, "exhaustive");
+    request.reference_after = after;
+    const TuneRun run = tune(backend, store, request);
+    const ShapeResult& r = run.outcome.shapes.at(0);
+    EXPECT_DOUBLE_EQ(r.cublas.summary.median, 0.6);
+    if (after) {
+      EXPECT_GT(backend.reference_batches_after, 0);
+      EXPECT_DOUBLE_EQ(r.cublas_after.summary.median, 0.5);
+      EXPECT_DOUBLE_EQ(r.cublas_ms(), 0.5);
+    } else {
+      EXPECT_EQ(backend.reference_batches_after, 0);
+      EXPECT_EQ(r.cublas_after.summary.count, 0u);
+      EXPECT_DOUBLE_EQ(r.cublas_ms(), 0.6);
+    }
+  }
 }
 
 }  // namespace
