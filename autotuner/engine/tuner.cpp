@@ -55,10 +55,9 @@ Timing sample_reference(MeasurementBackend& backend, const TuneRequest& request,
 }  // namespace
 
 double ShapeResult::cublas_ms() const {
-  const double before = cublas.summary.count > 0 ? cublas.summary.median : 0.0;
-  const double after = cublas_after.summary.count > 0 ? cublas_after.summary.median : 0.0;
-  if (before > 0 && after > 0) return std::min(before, after);
-  return std::max(before, after);
+  // A set not taken summarises to a median of 0.
+  const double before = cublas.summary.median, after = cublas_after.summary.median;
+  return before > 0 && after > 0 ? std::min(before, after) : std::max(before, after);
 }
 
 int pick_winner(const std::vector<Measurement>& ms) {
@@ -112,7 +111,9 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
     const double shape_start = now();
     backend.open_shape(shape, request.policy);
     progress(shape, "cublas", "reference", done, "", 0);
-    ShapeResult result{.shape = shape, .cublas = sample_reference(backend, request, interrupted)};
+    ShapeResult result;
+    result.shape = shape;
+    result.cublas = sample_reference(backend, request, interrupted);
     for (auto& plan : plans[si]) {
       if (interrupted || outcome.context_lost) break;
       const double run_start = now();

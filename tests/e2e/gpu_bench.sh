@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end on a GPU: `occtune bench` on two small shapes and two families, in JSON and as a
 # table: every shape has a best configuration, cuBLAS timed before and after the races (the
-# faster is the reference), a positive ratio, and the table ends with the geometric mean. Exit 77 = skipped (no GPU).
+# faster is the reference), a positive ratio, and the table ends with the geometric mean.
+# Exit 77 = skipped (no GPU).
 set -euo pipefail
 occtune=$1
 tmp=$(mktemp -d)

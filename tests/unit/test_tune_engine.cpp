@@ -518,7 +518,6 @@ TEST(TuneEngine, ProgressCountsToTheTotal) {
   EXPECT_TRUE(screen);
 }
 
-
 TEST(TuneEngine, ReferenceAfterTimesCublasAgainAndTheFasterSetIsTheReference) {
   for (bool after : {false, true}) {
     SCOPED_TRACE(after ? "reference_after" : "reference once");
