@@ -25,7 +25,9 @@ std::vector<FamilySpace> build_spaces() {
         {"tn", thread},
         {"wm", warp},
         {"wn", warp},
-        {"order", {0, 1}}}},
+        {"order", {0, 1}},
+        {"fbuf", {1, 2}},
+        {"ldk", {0, 1, 2, 4}}}},
       {"pipelined",
        TileFamily::kPipelined,
        {{"bm", block},
@@ -81,6 +83,8 @@ int* member(TileParams& p, std::string_view name) {
   if (name == "splits") return &p.splits;
   if (name == "areg") return &p.areg;
   if (name == "order") return &p.order;
+  if (name == "fbuf") return &p.fbuf;
+  if (name == "ldk") return &p.ldk;
   return nullptr;
 }
 

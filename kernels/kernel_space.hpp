@@ -27,6 +27,13 @@ struct TileParams {
   int order = 0;       // FMA loop over the thread tile: 0 = rows outside, 1 = columns outside
                        // (same arithmetic; nvcc allocates registers differently, which moves
                        // the issue rate by up to 15%: docs/PERFORMANCE.md)
+  int fbuf = 1;        // register-blocked: register buffers of the A and B fragments. 1 = the
+                       // fragments of k are read just before its FMAs; 2 = those of k + 1 are
+                       // read while k is computed, and the slab's barrier comes before its
+                       // last k, so the next slab's first fragments load during it
+  int ldk = 0;         // register-blocked with fbuf 2: the k of a slab before whose FMAs the
+                       // next slab's global loads are issued (0..bk-1; where they sit moves nvcc's
+                       // schedule: 4-9% at 4096^3 on the H100, docs/PERFORMANCE.md)
 };
 
 // Padding of the transposed A slab (floats per K row = bm + 4): makes both the transposing
@@ -83,8 +90,9 @@ constexpr const char* tile_violation(TileFamily f, const TileParams& p) {
     if (p.bk % 4 != 0) return "bk must be a multiple of 4 (float4 reads of A)";
     if ((p.bm * p.bk) % threads != 0 || (p.bk * p.bn) % threads != 0)
       return "each slab must split evenly over the threads";
-    if (p.wm != p.bm || p.wn != p.bn || p.stages != 1 || p.splits != 1 || p.areg != 0)
-      return "coarsened kernels have no warp tiling, one stage, no split and no areg";
+    if (p.wm != p.bm || p.wn != p.bn || p.stages != 1 || p.splits != 1 || p.areg != 0 ||
+        p.fbuf != 1 || p.ldk != 0)
+      return "coarsened kernels have no warp tiling, one stage, no split, no areg, fbuf or ldk";
     return nullptr;
   }
   if (p.tm != 1 && p.tm != 2 && p.tm % 4 != 0) return "tm must be 1, 2 or a multiple of 4";
@@ -115,6 +123,13 @@ constexpr const char* tile_violation(TileFamily f, const TileParams& p) {
   if (p.areg != 0 && p.areg != 1) return "areg is 0 or 1";
   if (f == TileFamily::kRegBlocked && p.areg != 0)
     return "areg is a choice of the cp.async families only";
+  if (p.fbuf != 1 && p.fbuf != 2) return "fbuf (fragment buffers) is 1 or 2";
+  if (p.ldk < 0 || p.ldk >= p.bk)
+    return "ldk (the k where the next slab's loads go) must be in [0, bk)";
+  if (p.fbuf == 1 && p.ldk != 0)
+    return "ldk places the loads in the fbuf 2 loop; with fbuf 1 they go before the slab (ldk 0)";
+  if (f != TileFamily::kRegBlocked && (p.fbuf != 1 || p.ldk != 0))
+    return "fbuf and ldk are choices of the register-staged kernel only (fbuf 1, ldk 0 elsewhere)";
   return nullptr;
 }
 

@@ -130,9 +130,10 @@ __device__ __forceinline__ void copy_wait() {
 }
 
 template <TileFamily F, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES,
-          int SPLITS, int AREG = 0, int ORDER = 0>
+          int SPLITS, int AREG = 0, int ORDER = 0, int FBUF = 1, int LDK = 0>
 struct BlockTile {
-  static constexpr TileParams kParams{BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, ORDER};
+  static constexpr TileParams kParams{BM,     BN,     BK,   TM,    TN,   WM, WN,
+                                      STAGES, SPLITS, AREG, ORDER, FBUF, LDK};
   static_assert(tile_valid(F, kParams),
                 "not a point of the family's space: see tile_violation() in kernel_space.hpp");
 
@@ -187,9 +188,39 @@ struct BlockTile {
     }
   }
 
-  // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order. The order of
-  // the TM x TN FMAs (ORDER, a parameter of the space) changes nvcc's register allocation and so
-  // the issue rate (measured on the H100, docs/PERFORMANCE.md).
+  // The thread's fragments of k from a stage: TM values of A (column k of As^T) and TN of B.
+  __device__ static void load_fragments(const float* stage, Coords at, int kk, float (&a)[TM],
+                                        float (&b)[TN]) {
+    const float* as = stage + at.m + kk * kLdA;
+    const float* bs = stage + BK * kLdA + at.n + kk * kLdB;
+    OCCTUNE_UNROLL
+    for (int i = 0; i < TM / kSubM; ++i)
+      load_fragment<kSubM>(as + i * kLanesM * kSubM, a + i * kSubM);
+    OCCTUNE_UNROLL
+    for (int j = 0; j < TN / kSubN; ++j)
+      load_fragment<kSubN>(bs + j * kLanesN * kSubN, b + j * kSubN);
+  }
+
+  // acc += a b^T. The order of the TM x TN FMAs (ORDER, a parameter of the space) changes
+  // nvcc's register allocation and so the issue rate (measured on the H100, docs/PERFORMANCE.md).
+  __device__ static void fma_fragments(const float (&a)[TM], const float (&b)[TN],
+                                       float (&acc)[TM][TN]) {
+    if constexpr (ORDER == 1) {
+      OCCTUNE_UNROLL
+      for (int j = 0; j < TN; ++j) {
+        OCCTUNE_UNROLL
+        for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+    } else {
+      OCCTUNE_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        OCCTUNE_UNROLL
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+    }
+  }
+
+  // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order.
   __device__ static void compute_slab(const float* stage, Coords at, float (&acc)[TM][TN]) {
     const float* as = stage + at.m;
     const float* bs = stage + BK * kLdA + at.n;
@@ -202,19 +233,7 @@ struct BlockTile {
       OCCTUNE_UNROLL
       for (int j = 0; j < TN / kSubN; ++j)
         load_fragment<kSubN>(bs + kk * kLdB + j * kLanesN * kSubN, b + j * kSubN);
-      if constexpr (ORDER == 1) {
-        OCCTUNE_UNROLL
-        for (int j = 0; j < TN; ++j) {
-          OCCTUNE_UNROLL
-          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-      } else {
-        OCCTUNE_UNROLL
-        for (int i = 0; i < TM; ++i) {
-          OCCTUNE_UNROLL
-          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-      }
+      fma_fragments(a, b, acc);
     }
   }
 

@@ -38,6 +38,9 @@ TileParams params_of(const FamilySpace& space, const kernels::VariantInfo& v) {
     if (param.name == "stages") p.stages = param.value;
     if (param.name == "splits") p.splits = param.value;
     if (param.name == "areg") p.areg = param.value;
+    if (param.name == "order") p.order = param.value;
+    if (param.name == "fbuf") p.fbuf = param.value;
+    if (param.name == "ldk") p.ldk = param.value;
   }
   if (space.kind == kernels::TileFamily::kCoarsened) {
     p.wm = p.bm;
@@ -107,6 +110,42 @@ TEST(KernelSpace, ConstraintsRejectWhatTheKernelsCannotRun) {
   p.bm = 256;
   p.wm = 16;
   EXPECT_NE(kernels::tile_violation(TileFamily::kPipelined, p), nullptr);  // 2048 threads
+}
+
+// Fragment double-buffering and the load point are choices of the register-staged kernel: the
+// load point must be a k of the slab, and the cp.async and coarsened kernels refuse both.
+TEST(KernelSpace, FragmentBuffersAndLoadPointBelongToTheRegisterStagedKernel) {
+  using kernels::TileFamily;
+  TileParams reg{128, 256, 8, 16, 8, 64, 64, 2, 1, 0, 0, 2, 2};
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kRegBlocked, reg), nullptr);
+  TileParams p = reg;
+  p.fbuf = 3;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p = reg;
+  p.fbuf = 0;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p = reg;
+  p.ldk = 8;  // k of the slab are 0..7
+  EXPECT_NE(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p.ldk = -1;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p.ldk = 7;
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p.fbuf = 1;  // the single-buffered loop issues its loads before the slab only
+  EXPECT_NE(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  p.ldk = 0;
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kRegBlocked, p), nullptr);
+  TileParams pipe{128, 256, 8, 16, 8, 64, 64, 3, 1, 1, 0, 1, 0};
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
+  pipe.fbuf = 2;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
+  pipe.fbuf = 1;
+  pipe.ldk = 2;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
+  TileParams coarse{64, 64, 16, 4, 1, 64, 64, 1, 1, 0, 0, 2, 0};  // Coarsened<64, 64, 16, 4>
+  EXPECT_NE(kernels::tile_violation(TileFamily::kCoarsened, coarse), nullptr);
+  coarse.fbuf = 1;
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kCoarsened, coarse), nullptr);
 }
 
 // Every accepted point of every family's space, on every shipped profile, with the worst
