@@ -30,7 +30,7 @@ using namespace occtune::kernels;
 // next slab are in flight during it.
 template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int ORDER>
 struct RegPf {
-  using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1, 0, ORDER>;
+  using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1, 0, (ORDER > 1 ? 0 : ORDER)>;
   static constexpr int kMaxThreads = Tile::kThreads;
   static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
   static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
@@ -49,7 +49,23 @@ struct RegPf {
   }
 
   __device__ static void fma(const float* a, const float* b, float (&acc)[TM][TN]) {
-    if constexpr (ORDER == 1) {
+    if constexpr (ORDER == 2) {  // serpentine rows: b[j] reused across the row boundary
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int jj = 0; jj < TN; ++jj) {
+          const int j = (i & 1) ? TN - 1 - jj : jj;
+          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+    } else if constexpr (ORDER == 3) {  // serpentine columns
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+#pragma unroll
+        for (int ii = 0; ii < TM; ++ii) {
+          const int i = (j & 1) ? TM - 1 - ii : ii;
+          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+    } else if constexpr (ORDER == 1) {
 #pragma unroll
       for (int j = 0; j < TN; ++j)
 #pragma unroll
@@ -108,7 +124,7 @@ struct RegPf {
 // global loads are issued.
 template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int ORDER, int SWZ, int STORE_KK, int LOAD_KK>
 struct RegPfX {
-  using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1, 0, ORDER>;
+  using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1, 0, (ORDER > 1 ? 0 : ORDER)>;
   using R = RegPf<BM, BN, BK, TM, TN, WM, WN, ORDER>;
   static constexpr int kMaxThreads = Tile::kThreads;
   static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
