@@ -2,6 +2,8 @@
 // look-ups over them. The constraints and the resource model are constexpr in kernel_space.hpp.
 #include "kernels/kernel_space.hpp"
 
+#include <stdexcept>
+
 namespace occtune::kernels {
 namespace {
 
@@ -121,6 +123,16 @@ std::vector<std::pair<std::string, int>> FamilySpace::named_params(const TilePar
   std::vector<std::pair<std::string, int>> out;
   for (auto& axis : axes) out.emplace_back(axis.name, tile_param(p, axis.name));
   return out;
+}
+
+TileParams FamilySpace::from_named(const std::vector<std::pair<std::string, int>>& named) const {
+  TileParams p = defaults_for(kind, TileParams{});
+  for (auto& [name, value] : named) {
+    int* m = member(p, name);
+    if (!m) throw std::invalid_argument("no tile parameter named '" + name + "'");
+    *m = value;
+  }
+  return defaults_for(kind, p);
 }
 
 const std::vector<FamilySpace>& tile_family_spaces() {

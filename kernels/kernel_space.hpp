@@ -156,6 +156,9 @@ struct FamilySpace {
   std::vector<TileParams> enumerate() const;
   // The parameters a variant of this family is labelled with ("bm=128,bn=128,...").
   std::vector<std::pair<std::string, int>> named_params(const TileParams& p) const;
+  // The inverse: the point labelled `named`, with the family's defaults for what it does not
+  // name. Throws std::invalid_argument for a name that is no TileParams member.
+  TileParams from_named(const std::vector<std::pair<std::string, int>>& named) const;
 };
 
 const std::vector<FamilySpace>& tile_family_spaces();

@@ -222,17 +222,10 @@ struct BlockTile {
 
   // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order.
   __device__ static void compute_slab(const float* stage, Coords at, float (&acc)[TM][TN]) {
-    const float* as = stage + at.m;
-    const float* bs = stage + BK * kLdA + at.n;
     OCCTUNE_UNROLL
     for (int kk = 0; kk < BK; ++kk) {
       float a[TM], b[TN];
-      OCCTUNE_UNROLL
-      for (int i = 0; i < TM / kSubM; ++i)
-        load_fragment<kSubM>(as + kk * kLdA + i * kLanesM * kSubM, a + i * kSubM);
-      OCCTUNE_UNROLL
-      for (int j = 0; j < TN / kSubN; ++j)
-        load_fragment<kSubN>(bs + kk * kLdB + j * kLanesN * kSubN, b + j * kSubN);
+      load_fragments(stage, at, kk, a, b);
       fma_fragments(a, b, acc);
     }
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,27 +27,9 @@ using kernels::TileParams;
 
 // The TileParams a registered variant was labelled with.
 TileParams params_of(const FamilySpace& space, const kernels::VariantInfo& v) {
-  TileParams p = space.enumerate().front();  // the family's defaults
-  for (auto& param : v.params) {
-    if (param.name == "bm") p.bm = param.value;
-    if (param.name == "bn") p.bn = param.value;
-    if (param.name == "bk") p.bk = param.value;
-    if (param.name == "tm") p.tm = param.value;
-    if (param.name == "tn") p.tn = param.value;
-    if (param.name == "wm") p.wm = param.value;
-    if (param.name == "wn") p.wn = param.value;
-    if (param.name == "stages") p.stages = param.value;
-    if (param.name == "splits") p.splits = param.value;
-    if (param.name == "areg") p.areg = param.value;
-    if (param.name == "order") p.order = param.value;
-    if (param.name == "fbuf") p.fbuf = param.value;
-    if (param.name == "ldk") p.ldk = param.value;
-  }
-  if (space.kind == kernels::TileFamily::kCoarsened) {
-    p.wm = p.bm;
-    p.wn = p.bn;
-  }
-  return p;
+  std::vector<std::pair<std::string, int>> named;
+  for (auto& param : v.params) named.emplace_back(param.name, param.value);
+  return space.from_named(named);
 }
 
 TEST(KernelSpace, EveryTileFamilyHasASpaceAndRegisteredVariants) {
@@ -56,6 +39,25 @@ TEST(KernelSpace, EveryTileFamilyHasASpaceAndRegisteredVariants) {
     EXPECT_GE(kernels::variants_of(space.family).size(), 4u) << space.family;
     EXPECT_FALSE(space.axes.empty());
   }
+}
+
+// Labels and points convert both ways: every point of every space survives named_params ->
+// from_named, and a label that names no parameter is refused rather than dropped.
+TEST(KernelSpace, NamedParamsRoundTrip) {
+  for (auto& space : kernels::tile_family_spaces()) {
+    int checked = 0;
+    for (const TileParams& p : space.enumerate()) {
+      if (!space.violation(p).empty() || ++checked > 500) continue;
+      const TileParams q = space.from_named(space.named_params(p));
+      EXPECT_EQ(space.named_params(q), space.named_params(p)) << space.family;
+      EXPECT_EQ(q.wm, p.wm) << space.family;  // defaults the labels leave out come back too
+      EXPECT_EQ(q.stages, p.stages) << space.family;
+      EXPECT_EQ(q.splits, p.splits) << space.family;
+    }
+    EXPECT_GT(checked, 0) << space.family;
+  }
+  const auto& regblocked = *kernels::find_tile_family_space("regblocked");
+  EXPECT_THROW(regblocked.from_named({{"bm", 128}, {"tiles", 4}}), std::invalid_argument);
 }
 
 // The registry's metadata is the model's: same threads, shared memory, tile, grid z and
