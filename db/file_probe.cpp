@@ -4,12 +4,14 @@
 #include "db/file_probe.hpp"
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 #include <sys/vfs.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <memory>
 #include <string>
 #include <system_error>
 
@@ -53,15 +55,31 @@ constexpr std::array<NetworkFs, 16> kNetworkFilesystems = {{
 }  // namespace
 
 std::optional<Header> read_header(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+  // Through SQLite's own file object rather than open()/close(): closing any descriptor of a
+  // file drops every POSIX lock this process holds on it (fcntl(2)), so a plain read here would
+  // silently release the shared lock of another connection of this process (the service's),
+  // and the next writer to exit would checkpoint and delete the WAL under it. SQLite's unix VFS
+  // shares one inode record per process and defers such closes while locks are held. Opening
+  // reads no page and starts no transaction: nothing is written, locked or replayed, and a
+  // read-only connection that never opened the WAL leaves -wal and -shm alone when it closes.
+  sqlite3* connection = nullptr;
+  const int opened = sqlite3_open_v2(path.c_str(), &connection, SQLITE_OPEN_READONLY, nullptr);
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(connection, &sqlite3_close);
+  if (opened != SQLITE_OK) return std::nullopt;
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return std::nullopt;
+  }
+  sqlite3_int64 size = 0;
+  if (file->pMethods->xFileSize(file, &size) != SQLITE_OK || size < 0) return std::nullopt;
   std::array<unsigned char, 100> bytes{};
-  in.read(reinterpret_cast<char*>(bytes.data()), bytes.size());
-  const auto got = static_cast<std::size_t>(in.gcount());
-  std::error_code ec;
+  const int read = file->pMethods->xRead(file, bytes.data(), int(bytes.size()), 0);
+  // A short read zero-fills the rest of the buffer (the VFS contract).
+  if (read != SQLITE_OK && read != SQLITE_IOERR_SHORT_READ) return std::nullopt;
+  const auto got = static_cast<std::size_t>(std::min<sqlite3_int64>(size, 100));
   Header h;
-  h.file_size = fs::file_size(path, ec);
-  if (ec) return std::nullopt;
+  h.file_size = static_cast<std::uintmax_t>(size);
   static constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with the terminating NUL
   h.sqlite_magic = got >= 16 && std::memcmp(bytes.data(), kMagic, 16) == 0;
   h.occtune_id = got >= 72 && big_endian(&bytes[68]) == std::uint32_t(kApplicationId);

@@ -1,6 +1,7 @@
-// Looks at a database file and the filesystem holding it without SQLite: the 100-byte header
-// (SQLite refuses a damaged one, yet it still tells whether the file is ours) and the filesystem
-// type (WAL needs shared memory and POSIX locks that network filesystems do not provide).
+// Looks at a database file and the filesystem holding it: the 100-byte header, read raw
+// through SQLite's file object (SQLite refuses a damaged one in queries, yet it still tells
+// whether the file is ours) and the filesystem type (WAL needs shared memory and POSIX locks
+// that network filesystems do not provide).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,9 @@ struct Header {
   std::int32_t user_version = 0;
 };
 
-// Reads the header of an existing file; nullopt when the file cannot be read.
+// Reads the header of an existing file; nullopt when the file cannot be read. Safe while this
+// process holds connections to the file: it never opens or closes a descriptor of it outside
+// SQLite, whose VFS keeps the process's POSIX locks (a plain close() would drop them all).
 std::optional<Header> read_header(const std::filesystem::path& path);
 
 // The name of a network or cluster filesystem for a statfs() f_type, nullopt for anything

@@ -31,8 +31,7 @@ class WalWatch {
   std::optional<Header> header() const;
 
  private:
-  WalWatch(int fd, const volatile std::uint32_t* map) : fd_(fd), map_(map) {}
-  int fd_;
+  explicit WalWatch(const volatile std::uint32_t* map) : map_(map) {}
   const volatile std::uint32_t* map_;
 };
 
