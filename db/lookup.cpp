@@ -1,11 +1,14 @@
-// The lookup chain: exact key -> same device model -> same architecture -> occupancy heuristic.
-// Steps 1-3 read entries through Store (so "an entry" means what Store::best answers); step 4
-// plans offline with cuda_occupancy.h on the device properties stored for the UUID.
+// The lookup chain: exact key -> same device model -> same architecture -> nearest measured
+// shape -> occupancy heuristic. Steps 1-4 read entries through Store (so "an entry" means what
+// Store::best answers); step 5 plans offline with cuda_occupancy.h on the device properties
+// stored for the UUID.
 #include "db/lookup.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/error.hpp"
@@ -50,6 +53,8 @@ std::string_view to_string(LookupStep step) {
       return "same_model";
     case LookupStep::kSameArchitecture:
       return "same_architecture";
+    case LookupStep::kNearestShape:
+      return "nearest_shape";
     case LookupStep::kHeuristic:
       return "heuristic";
   }
@@ -105,6 +110,140 @@ HeuristicAnswer occupancy_heuristic(const DeviceInfo& device, const std::string&
   return answer;
 }
 
+double shape_distance(const Shape& a, const Shape& b) {
+  auto term = [](std::int64_t x, std::int64_t y) {
+    const double d = std::log(double(std::max<std::int64_t>(x, 1))) -
+                     std::log(double(std::max<std::int64_t>(y, 1)));
+    return d * d;
+  };
+  return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
+}
+
+namespace {
+
+// What one measured step found for one family.
+struct StepHit {
+  BestEntry entry;
+  std::string detail;
+  double distance = 0;  // nearest shape only
+};
+
+std::optional<StepHit> nearest_shape(Store& store, const CacheKey& key) {
+  EntryQuery q;
+  q.device_uuid = key.device_uuid;
+  q.device_name = key.device_name;
+  q.cc_major = key.cc_major;
+  q.cc_minor = key.cc_minor;
+  q.sm_count = key.sm_count;
+  q.driver_version = key.driver_version;
+  q.runtime_version = key.runtime_version;
+  q.kernel = key.kernel;
+  q.build_id = key.build_id;
+  q.dtype = key.dtype;
+  q.excluding = key;
+  q.order = EntryQuery::Order::kRunId;
+  q.limit = 256;
+  std::optional<StepHit> best;
+  for (;;) {
+    EntryPage page = store.entries(q);
+    for (auto& e : page.entries) {
+      const double d = shape_distance(key.shape, e.run.key.shape);
+      // Nearest first; among equally near shapes the newest run (pages come newest first).
+      if (!best || d < best->distance) best = StepHit{std::move(e), {}, d};
+    }
+    if (page.next_before_run_id == 0) break;
+    q.before_run_id = page.next_before_run_id;
+  }
+  if (best)
+    best->detail = fmt::format("{} at distance {:.3f} from {}: {}", best->entry.run.key.shape.str(),
+                               best->distance, key.shape.str(), describe(best->entry));
+  return best;
+}
+
+// The measured steps (everything but the heuristic) for one family: key.kernel is set.
+std::optional<StepHit> measured_step(Store& store, const CacheKey& key, LookupStep step) {
+  switch (step) {
+    case LookupStep::kExact: {
+      auto entry = store.best(key);
+      if (!entry) return std::nullopt;
+      std::string detail = describe(*entry);
+      return StepHit{std::move(*entry), std::move(detail)};
+    }
+    case LookupStep::kSameModel: {
+      EntryQuery q = same_work(key);
+      q.device_name = key.device_name;
+      auto entry = first_entry(store, q);
+      if (!entry) return std::nullopt;
+      std::string detail =
+          fmt::format("{} ({}, driver {}, runtime {}): {}", entry->run.key.device_uuid,
+                      entry->run.key.device_name, entry->run.key.driver_version,
+                      entry->run.key.runtime_version, describe(*entry));
+      return StepHit{std::move(*entry), std::move(detail)};
+    }
+    case LookupStep::kSameArchitecture: {
+      EntryQuery q = same_work(key);
+      q.cc_major = key.cc_major;
+      q.cc_minor = key.cc_minor;
+      auto entry = first_entry(store, q);
+      if (!entry) return std::nullopt;
+      std::string detail = fmt::format(
+          "{} ({}, compute capability {}): {}", entry->run.key.device_uuid,
+          entry->run.key.device_name, cc(entry->run.key.cc_major, entry->run.key.cc_minor),
+          describe(*entry));
+      return StepHit{std::move(*entry), std::move(detail)};
+    }
+    case LookupStep::kNearestShape:
+      return nearest_shape(store, key);
+    case LookupStep::kHeuristic:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::string miss_detail(const CacheKey& key, LookupStep step) {
+  const std::string what = key.kernel.empty() ? "any kernel family" : "this kernel build";
+  switch (step) {
+    case LookupStep::kExact:
+      return "no complete run with a correct result for this exact key (device, driver, "
+             "runtime, kernel build, dtype, shape)";
+    case LookupStep::kSameModel:
+      return fmt::format("no other entry for a {} with {}, dtype and shape", key.device_name, what);
+    case LookupStep::kSameArchitecture:
+      return fmt::format(
+          "no entry for a device of compute capability {} with {}, dtype and shape",
+          cc(key.cc_major, key.cc_minor), what);
+    case LookupStep::kNearestShape:
+      return fmt::format("no entry of {} at another shape on this device (same driver, runtime "
+                         "and dtype)",
+                         what);
+    case LookupStep::kHeuristic:
+      break;
+  }
+  return {};
+}
+
+// The step for the key's family, or, for an empty family, for every registered family: the
+// fastest correct entry among those that hit (for the nearest shape: the nearest, then the
+// fastest), so a faster family measured at the same step always wins.
+std::optional<StepHit> any_family_step(Store& store, const CacheKey& key, LookupStep step) {
+  if (!key.kernel.empty()) return measured_step(store, key, step);
+  std::optional<StepHit> best;
+  for (const auto& family : kernels::families()) {
+    CacheKey k = key;
+    k.kernel = family.name;
+    auto hit = measured_step(store, k, step);
+    if (!hit) continue;
+    const auto rank = [](const StepHit& h) {
+      return std::pair{h.distance, h.entry.best.summary.median};
+    };
+    if (!best || rank(*hit) < rank(*best)) best = std::move(hit);
+  }
+  if (best) best->detail = best->entry.run.key.kernel + ": " + best->detail;
+  return best;
+}
+
+}  // namespace
+
 LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& options) {
   LookupResult result;
   for (LookupStep step : kLookupSteps)
@@ -122,63 +261,31 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
                      : std::string("not tried: fallback was not requested");
     return false;
   };
-  auto measured_step = [&](LookupStep step, const EntryQuery& q, auto&& describe_hit,
-                           std::string miss) {
-    if (!should_try(step)) return;
+
+  for (LookupStep step : kLookupSteps) {
+    if (step == LookupStep::kHeuristic || !should_try(step)) continue;
     StepReport& r = report(step);
-    auto entry = step == LookupStep::kExact ? store.best(key) : first_entry(store, q);
-    if (!entry) {
+    auto hit = any_family_step(store, key, step);
+    if (!hit) {
       r.state = StepReport::State::kMiss;
-      r.detail = std::move(miss);
-      return;
+      r.detail = miss_detail(key, step);
+      continue;
     }
     r.state = StepReport::State::kHit;
-    r.detail = describe_hit(*entry);
+    r.detail = std::move(hit->detail);
     if (may_answer(step)) {
       result.answered_by = step;
-      result.entry = std::move(entry);
+      result.shape_distance = hit->distance;
+      result.entry = std::move(hit->entry);
     } else {
       r.detail += result.hit() ? " (not used: an earlier step answered)"
                                : " (not used: fallback was not requested)";
     }
-  };
-
-  measured_step(
-      LookupStep::kExact, EntryQuery{}, [](const BestEntry& e) { return describe(e); },
-      "no complete run with a correct result for this exact key (device, driver, runtime, "
-      "kernel build, dtype, shape)");
-
-  {
-    EntryQuery q = same_work(key);
-    q.device_name = key.device_name;
-    measured_step(
-        LookupStep::kSameModel, q,
-        [&](const BestEntry& e) {
-          return fmt::format("{} ({}, driver {}, runtime {}): {}", e.run.key.device_uuid,
-                             e.run.key.device_name, e.run.key.driver_version,
-                             e.run.key.runtime_version, describe(e));
-        },
-        fmt::format("no other entry for a {} with this kernel build, dtype and shape",
-                    key.device_name));
-  }
-  {
-    EntryQuery q = same_work(key);
-    q.cc_major = key.cc_major;
-    q.cc_minor = key.cc_minor;
-    measured_step(
-        LookupStep::kSameArchitecture, q,
-        [&](const BestEntry& e) {
-          return fmt::format("{} ({}, compute capability {}): {}", e.run.key.device_uuid,
-                             e.run.key.device_name, cc(e.run.key.cc_major, e.run.key.cc_minor),
-                             describe(e));
-        },
-        fmt::format("no entry for a device of compute capability {} with this kernel build, "
-                    "dtype and shape",
-                    cc(key.cc_major, key.cc_minor)));
   }
 
   if (should_try(LookupStep::kHeuristic)) {
     StepReport& r = report(LookupStep::kHeuristic);
+    const std::string kernel = key.kernel.empty() ? kTextbookFamily : key.kernel;
     std::optional<DeviceInfo> device;
     if (options.device) {
       device = *options.device;
@@ -191,13 +298,14 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
       r.detail = fmt::format("no device properties are stored for {}", key.device_uuid);
     } else {
       try {
-        HeuristicAnswer answer = occupancy_heuristic(*device, key.kernel, key.shape);
+        HeuristicAnswer answer = occupancy_heuristic(*device, kernel, key.shape);
         const Candidate& c = answer.candidate;
         r.state = StepReport::State::kHit;
         r.detail = fmt::format(
-            "{} on the properties of {} ({}): {}, {} threads, {:.0f}% theoretical occupancy "
+            "{}{} on the properties of {} ({}): {}, {} threads, {:.0f}% theoretical occupancy "
             "(limited by {}); not measured",
-            answer.method, device->uuid.empty() ? "the device" : device->uuid, device->name,
+            key.kernel.empty() ? kernel + ": " : std::string(), answer.method,
+            device->uuid.empty() ? "the device" : device->uuid, device->name,
             c.variant ? c.variant->label() : std::string("?"), c.threads, c.occupancy * 100,
             c.limiter);
         if (answer.nearest_arch_registers)

@@ -1,6 +1,7 @@
 // The lookup chain of design.md section 6: the exact key, then the same device model elsewhere,
-// then the same architecture, then the textbook occupancy answer computed offline (no
-// measurement). Shared by `occtune query` and `occtune serve`, so both explain a lookup alike.
+// then the same architecture, then the nearest measured shape on the same device, then the
+// textbook occupancy answer computed offline (no measurement). Shared by `occtune query`,
+// `occtune serve` and the library's Cache, so all of them explain a lookup alike.
 #pragma once
 
 #include <array>
@@ -15,11 +16,12 @@
 
 namespace occtune::db {
 
-enum class LookupStep { kExact, kSameModel, kSameArchitecture, kHeuristic };
-inline constexpr std::array<LookupStep, 4> kLookupSteps = {
+enum class LookupStep { kExact, kSameModel, kSameArchitecture, kNearestShape, kHeuristic };
+inline constexpr std::array<LookupStep, 5> kLookupSteps = {
     LookupStep::kExact, LookupStep::kSameModel, LookupStep::kSameArchitecture,
-    LookupStep::kHeuristic};
-// "exact", "same_model", "same_architecture", "heuristic": part of the JSON and HTTP contract.
+    LookupStep::kNearestShape, LookupStep::kHeuristic};
+// "exact", "same_model", "same_architecture", "nearest_shape", "heuristic": part of the JSON and
+// HTTP contract.
 std::string_view to_string(LookupStep step);
 
 // The occupancy method's answer when nothing was measured: what the textbook would launch.
@@ -40,9 +42,12 @@ std::string_view to_string(StepReport::State state);  // "hit", "miss", "not_tri
 
 struct LookupResult {
   std::optional<LookupStep> answered_by;     // empty: a miss (every allowed step missed)
-  std::optional<BestEntry> entry;            // a measured answer (exact, same model or arch)
+  // A measured answer (exact, same model, same architecture or nearest shape). For the nearest
+  // shape the entry is the one measured at another shape (entry->run.key.shape).
+  std::optional<BestEntry> entry;
   std::optional<HeuristicAnswer> heuristic;  // the unmeasured answer
-  std::vector<StepReport> steps;             // all four steps, in chain order
+  std::vector<StepReport> steps;             // all five steps, in chain order
+  double shape_distance = 0;                 // nearest shape: the distance of the answer
 
   bool hit() const { return answered_by.has_value(); }
   bool measured() const { return entry.has_value(); }
@@ -61,7 +66,20 @@ struct LookupOptions {
 
 // Reads only the database and the build's kernel manifest; never touches a GPU. Throws what the
 // store throws (StoreBusy for a busy file).
+// An empty key.kernel means any family: each step in chain order asks every registered family
+// and answers with the fastest correct entry among those that hit (an application wants the
+// fastest kernel, not the fastest tile of a kernel it picked); the heuristic step then gives
+// the textbook kernel's occupancy answer.
 LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& options = {});
+
+// Distance between two GEMM shapes for the nearest-shape step: Euclidean in the logarithms of
+// the sides, so it is relative (twice as large in one side: ln 2 = 0.69, whatever the size) and
+// symmetric. A measured configuration transfers best to a shape of similar proportions and
+// size, which is what this ranks.
+double shape_distance(const Shape& a, const Shape& b);
+
+// The textbook kernel whose heuristic answers when no family is named.
+inline constexpr const char* kTextbookFamily = "tiled_dynamic";
 
 // The textbook answer for `kernel` and `shape` on `device` (cuda_occupancy.h, build-time
 // register counts). Throws Error when the device or kernel cannot be planned.

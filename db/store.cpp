@@ -835,12 +835,13 @@ std::vector<CacheKey> Store::near_keys(const CacheKey& key) {
     SQLite::Statement query(
         *db_,
         "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
-        "d.runtime_version, r.build_id, r.dtype, MAX(r.id) AS newest "
+        "d.runtime_version, r.build_id, r.dtype, r.kernel, MAX(r.id) AS newest "
         "FROM runs r JOIN devices d ON d.id = r.device_id "
-        "WHERE r.kernel = ? AND r.m = ? AND r.n = ? AND r.k = ? AND r.status = 'complete' "
+        "WHERE (? = '' OR r.kernel = ?) AND r.m = ? AND r.n = ? AND r.k = ? "
+        "AND r.status = 'complete' "
         "GROUP BY d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
-        "d.runtime_version, r.build_id, r.dtype ORDER BY newest DESC");
-    Binder{query}(key.kernel)(key.shape.m)(key.shape.n)(key.shape.k);
+        "d.runtime_version, r.build_id, r.dtype, r.kernel ORDER BY newest DESC");
+    Binder{query}(key.kernel)(key.kernel)(key.shape.m)(key.shape.n)(key.shape.k);
     std::vector<CacheKey> out;
     while (query.executeStep()) {
       Row row(query);
@@ -854,7 +855,7 @@ std::vector<CacheKey> Store::near_keys(const CacheKey& key) {
       near.runtime_version = row.next_int();
       near.build_id = row.next_string();
       near.dtype = row.next_string();
-      near.kernel = key.kernel;
+      near.kernel = row.next_string();
       near.shape = key.shape;
       if (!same_key(near, key)) out.push_back(std::move(near));
     }

@@ -186,7 +186,8 @@ class Store {
   std::vector<DeviceInfo> devices();      // distinct device records, newest first
   // The newest device record with this UUID (query by UUID reads only the database).
   std::optional<DeviceInfo> device_by_uuid(const std::string& uuid);
-  // Keys whose shape and kernel match but whose other fields differ, to explain a miss.
+  // Keys whose shape and kernel (any kernel when key.kernel is empty) match but whose other
+  // fields differ, to explain a miss.
   std::vector<CacheKey> near_keys(const CacheKey& key);
 
   // Reads for the query service (db/lookup, autotuner/service). Each runs in one read snapshot

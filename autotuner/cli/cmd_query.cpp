@@ -24,7 +24,7 @@ namespace {
 struct QueryOptions {
   std::string db;
   std::string device;
-  std::string kernel = "tiled_dynamic";
+  std::string kernel;  // empty: the fastest configuration of any family
   std::string shape;
   bool explain = false;
   bool fallback = false;
@@ -51,7 +51,7 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
 void print_explanation(const db::LookupResult& result, const db::CacheKey& key,
                        const DeviceInfo& device, bool fallback) {
   std::cout << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
-                           key.kernel, key.shape.str(), device.uuid, device.name, key.build_id,
+                           key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), device.uuid, device.name, key.build_id,
                            device.driver_version, device.runtime_version,
                            fallback ? ", falling back along the chain" : ", exact key only");
   int number = 1;
@@ -79,7 +79,8 @@ int run_query(const QueryOptions& o) {
   const Format format = parse_format(o.format, false);
   if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(o.shape);
-  validate_kernel_name(o.kernel);
+  if (!o.kernel.empty()) validate_kernel_name(o.kernel);
+  const std::string kernel_label = o.kernel.empty() ? "any kernel" : o.kernel;
   const std::string selector = resolve(o.device, "OCCTUNE_DEVICE", "", "");
   const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
@@ -108,11 +109,11 @@ int run_query(const QueryOptions& o) {
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
          fmt::format("no cached configuration for {} {} on {} ({}) with kernel build {}; run "
-                     "`occtune tune --kernel {} --shape {}` first{}{}",
-                     o.kernel, shape.str(), device.uuid, device.name, key.build_id, o.kernel,
-                     shape.str(),
+                     "`occtune tune {}--shape {}` first{}{}",
+                     kernel_label, shape.str(), device.uuid, device.name, key.build_id,
+                     o.kernel.empty() ? "" : "--kernel " + o.kernel + " ", shape.str(),
                      o.fallback ? "" : ", or pass --fallback to accept the same model, "
-                                       "architecture or the occupancy heuristic",
+                                       "architecture, nearest shape or the occupancy heuristic",
                      why));
   }
   if (format == Format::kJson) {
@@ -129,7 +130,8 @@ int run_query(const QueryOptions& o) {
     const Candidate& c = result.heuristic->candidate;
     output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "limiter",
                          "waves", "answered by"});
-    t.add_row({o.kernel, shape.str(), c.variant ? c.variant->label() : "", std::to_string(c.threads),
+    t.add_row({c.variant ? c.variant->family : kernel_label, shape.str(),
+               c.variant ? c.variant->label() : "", std::to_string(c.threads),
                output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
                fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
     t.print(std::cout);
@@ -141,14 +143,17 @@ int run_query(const QueryOptions& o) {
   auto& b = best.best;
   output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "median ms",
                        "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
-  t.add_row({o.kernel, shape.str(), b.params, std::to_string(b.threads),
+  t.add_row({best.run.key.kernel, best.run.key.shape.str(), b.params, std::to_string(b.threads),
              output::bytes(size_t(b.dynamic_smem)), output::percent(b.occupancy),
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
              fmt::format("{:.2f}x", best.ratio_to_cublas()), std::to_string(b.summary.count),
              best.run.finished_at, std::to_string(best.run.id)});
   t.print(std::cout);
   const db::CacheKey& from = best.run.key;
-  if (*result.answered_by != db::LookupStep::kExact)
+  if (*result.answered_by == db::LookupStep::kNearestShape)
+    std::cout << fmt::format("answered by nearest_shape: measured at {} (distance {:.3f} from {})\n",
+                             from.shape.str(), result.shape_distance, shape.str());
+  else if (*result.answered_by != db::LookupStep::kExact)
     std::cout << fmt::format("answered by {}: measured on {} ({}), driver {}, runtime {}\n",
                              db::to_string(*result.answered_by), from.device_uuid,
                              from.device_name, from.driver_version, from.runtime_version);
@@ -166,11 +171,12 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
   cmd->add_option("--device", o->device,
                   "GPU index (probes the GPU) or UUID (reads only the database)");
-  cmd->add_option("--kernel", o->kernel, "kernel family (default tiled_dynamic)");
+  cmd->add_option("--kernel", o->kernel,
+                  "kernel family (default: the fastest configuration of any family)");
   cmd->add_option("--shape", o->shape, "MxNxK");
   cmd->add_flag("--explain", o->explain,
                 "show each step of the lookup chain (exact, same model, same architecture, "
-                "heuristic): hit or miss, and why");
+                "nearest shape, heuristic): hit or miss, and why");
   cmd->add_flag("--fallback", o->fallback,
                 "accept the first step of the chain that answers instead of the exact key only");
   cmd->add_option("--format", o->format, "table or json");

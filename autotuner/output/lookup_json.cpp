@@ -11,8 +11,9 @@ using nlohmann::json;
 
 namespace {
 
-json config_json(const db::StoredMeasurement& m) {
-  return {{"variant", m.variant},
+json config_json(const std::string& family, const db::StoredMeasurement& m) {
+  return {{"family", family},
+          {"variant", m.variant},
           {"params", m.params},
           {"threads", m.threads},
           {"tile", m.tile},
@@ -22,7 +23,8 @@ json config_json(const db::StoredMeasurement& m) {
 }
 
 json config_json(const Candidate& c) {
-  return {{"variant", c.variant ? c.variant->symbol : ""},
+  return {{"family", c.variant ? c.variant->family : ""},
+          {"variant", c.variant ? c.variant->symbol : ""},
           {"params", c.variant ? c.variant->label() : ""},
           {"threads", c.threads},
           {"tile", c.tile},
@@ -59,7 +61,12 @@ json to_json(const db::LookupResult& result) {
             {"heuristic", nullptr},   {"chain", chain_json(result)}};
   if (result.answered_by) j["answered_by"] = std::string(db::to_string(*result.answered_by));
   if (result.entry) {
-    j["config"] = config_json(result.entry->best);
+    j["config"] = config_json(result.entry->run.key.kernel, result.entry->best);
+    // The nearest-shape step answers with a configuration measured at another shape.
+    if (result.answered_by == db::LookupStep::kNearestShape) {
+      j["measured_shape"] = result.entry->run.key.shape.str();
+      j["shape_distance"] = result.shape_distance;
+    }
     j["entry"] = to_json(*result.entry);
   } else if (result.heuristic) {
     j["config"] = config_json(result.heuristic->candidate);

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "db/lookup.hpp"
+
 namespace occtune::service {
 
 enum class Route { kDevices, kBest, kConfigs, kHealthz, kMetrics, kOpenApi, kOther };
@@ -52,7 +54,7 @@ class Metrics {
   std::array<std::array<std::atomic<std::uint64_t>, kBuckets.size() + 1>, kRouteCount>
       buckets_{};  // non-cumulative here; the last one is +Inf
   std::array<std::atomic<std::uint64_t>, kRouteCount> duration_ns_{};
-  std::array<std::array<std::atomic<std::uint64_t>, 2>, 4> lookup_{};  // [step][miss, hit]
+  std::array<std::array<std::atomic<std::uint64_t>, 2>, db::kLookupSteps.size()> lookup_{};  // [step][miss, hit]
   std::atomic<std::uint64_t> accepted_{0}, shed_{0}, busy_{0};
 };
 

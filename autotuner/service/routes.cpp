@@ -34,7 +34,8 @@ struct Answer {
   int status = 200;
   std::string body;
   std::string_view content_type = kJson;
-  std::array<int, 4> steps{-1, -1, -1, -1};  // /v1/best: -1 not tried, 0 miss, 1 hit
+  // /v1/best, per step of the chain: -1 not tried, 0 miss, 1 hit
+  std::array<int, db::kLookupSteps.size()> steps{-1, -1, -1, -1, -1};
 };
 
 // One per worker thread: its store connection and the answers derived from the version of the
@@ -84,7 +85,8 @@ json device_summary(const DeviceInfo& d) {
 
 Answer best_answer(db::Store& store, const QueryParams& p) {
   const std::string uuid = p.uuid("device");
-  const std::string kernel = p.kernel("kernel");
+  // No kernel: the fastest correct configuration of any family (db/lookup.hpp).
+  const std::string kernel = p.optional_kernel("kernel").value_or("");
   const Shape shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
                     p.positive("k", kMaxDimension)};
   const std::string dtype = p.choice("dtype", {"f32"}, "f32");
@@ -108,7 +110,7 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
   if (!result.hit()) {
     Answer miss = problem_answer(
         no_configuration(fmt::format("no configuration for {} {} on {} ({}) with kernel build {}{}",
-                                     kernel, shape.str(), uuid, device.name, key.build_id,
+                                     kernel.empty() ? "any kernel" : kernel, shape.str(), uuid, device.name, key.build_id,
                                      fallback ? " at any step of the lookup chain"
                                               : " for the exact key (fallback=false)"),
                          output::chain_json(result)));
@@ -116,7 +118,9 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
     return miss;
   }
   json body = output::to_json(result);
-  body["request"] = {{"device", uuid}, {"kernel", kernel},     {"m", shape.m},
+  body["request"] = {{"device", uuid},
+                     {"kernel", kernel.empty() ? json(nullptr) : json(kernel)},
+                     {"m", shape.m},
                      {"n", shape.n},   {"k", shape.k},         {"shape", shape.str()},
                      {"dtype", dtype}, {"fallback", fallback}, {"build_id", key.build_id}};
   body["device"] = device_summary(device);

@@ -76,10 +76,11 @@ inline Measurement seed_measurement(int tile, double median_ms, Shape shape,
 // A complete tiled_dynamic run of this binary's kernel build: tile 16 takes best_ms, tile 32
 // twice as long. Returns the run id.
 inline std::int64_t seed_run(db::Store& store, const DeviceInfo& device, Shape shape,
-                             double best_ms, db::RunStatus status = db::RunStatus::kComplete) {
+                             double best_ms, db::RunStatus status = db::RunStatus::kComplete,
+                             const std::string& kernel = "tiled_dynamic") {
   db::RunStart start;
   start.device = device;
-  start.kernel = "tiled_dynamic";
+  start.kernel = kernel;
   start.build_id = std::string(kernels::kernel_build_id());
   start.shape = shape;
   start.tool_version = "0.1.0";
@@ -93,6 +94,13 @@ inline std::int64_t seed_run(db::Store& store, const DeviceInfo& device, Shape s
   store.add_measurement(run, seed_measurement(16, best_ms, shape));
   store.finish_run(run, status);
   return run;
+}
+
+// A complete run of another family (its rows reuse the tiled_dynamic measurements: the lookup
+// reads only the run's kernel and the timings).
+inline std::int64_t seed_run(db::Store& store, const DeviceInfo& device, Shape shape,
+                             double best_ms, const std::string& kernel) {
+  return seed_run(store, device, shape, best_ms, db::RunStatus::kComplete, kernel);
 }
 
 }  // namespace occtune::testing

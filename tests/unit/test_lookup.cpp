@@ -3,6 +3,7 @@
 // and that entries() pages through keys once each. Also `occtune query --fallback/--explain`.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -23,6 +24,7 @@ using State = db::StepReport::State;
 constexpr const char* kA = "GPU-aaaaaaaa-0000-4000-8000-000000000001";
 constexpr const char* kB = "GPU-bbbbbbbb-0000-4000-8000-000000000002";
 constexpr const char* kC = "GPU-cccccccc-0000-4000-8000-000000000003";
+constexpr const char* kD = "GPU-dddddddd-0000-4000-8000-000000000004";
 const Shape k1024{1024, 1024, 1024}, k2048{2048, 2048, 2048}, k4096{4096, 4096, 4096};
 
 class Lookup : public ::testing::Test {
@@ -51,7 +53,8 @@ TEST_F(Lookup, ExactKeyAnswersFirstAndAgreesWithBest) {
   EXPECT_EQ(r.entry->run.id, run_a_);
   EXPECT_EQ(r.entry->best.id, store_->best(key(k1024))->best.id);
   EXPECT_EQ(r.steps[0].state, State::kHit);
-  for (std::size_t s = 1; s < 4; ++s) EXPECT_EQ(r.steps[s].state, State::kNotTried);
+  for (std::size_t s = 1; s < db::kLookupSteps.size(); ++s)
+    EXPECT_EQ(r.steps[s].state, State::kNotTried);
 }
 
 TEST_F(Lookup, SameModelThenSameArchitectureThenHeuristic) {
@@ -66,12 +69,73 @@ TEST_F(Lookup, SameModelThenSameArchitectureThenHeuristic) {
   EXPECT_EQ(r.steps[1].state, State::kMiss);
   EXPECT_NE(r.steps[1].detail.find("NVIDIA H100"), std::string::npos) << r.steps[1].detail;
 
+  // Device A has entries at other shapes: the nearest of them answers before the heuristic.
   r = db::lookup(*store_, key(Shape{100, 300, 7}));
+  EXPECT_EQ(r.answered_by, LookupStep::kNearestShape);
+  ASSERT_TRUE(r.measured());
+  EXPECT_EQ(r.entry->run.key.device_uuid, kA);
+  EXPECT_DOUBLE_EQ(r.shape_distance, db::shape_distance(Shape{100, 300, 7}, r.entry->run.key.shape));
+
+  // An H100 with no entries of its own (and none of the model at this shape) reaches the
+  // heuristic, planned on its properties.
+  const DeviceInfo lonely = seed_device(kD);
+  db::LookupOptions with_device;
+  with_device.device = &lonely;
+  r = db::lookup(*store_, key(Shape{100, 300, 7}, kD), with_device);
   EXPECT_EQ(r.answered_by, LookupStep::kHeuristic);
   EXPECT_FALSE(r.measured());
   ASSERT_TRUE(r.heuristic);
   EXPECT_EQ(r.heuristic->candidate.threads, 1024);  // the textbook answer on an H100
-  EXPECT_NE(r.steps[3].detail.find("not measured"), std::string::npos);
+  EXPECT_EQ(r.steps[3].state, State::kMiss);
+  EXPECT_NE(r.steps[4].detail.find("not measured"), std::string::npos);
+}
+
+TEST_F(Lookup, NearestShapeIsTheClosestInLogSpaceOnTheSameDeviceOnly) {
+  EXPECT_DOUBLE_EQ(db::shape_distance(k1024, k1024), 0.0);
+  EXPECT_NEAR(db::shape_distance(k1024, Shape{2048, 1024, 1024}), std::log(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(db::shape_distance(Shape{1, 2, 3}, Shape{3, 2, 1}),
+                   db::shape_distance(Shape{3, 2, 1}, Shape{1, 2, 3}));
+  // Device A: 1024^3 (from SetUp) and 512x4096x64 added here; 1000x1100x900 is nearest 1024^3,
+  // 600x3000x80 nearest the other.
+  const Shape skinny{512, 4096, 64};
+  seed_run(*store_, seed_device(kA), skinny, 0.05);
+  auto r = db::lookup(*store_, key(Shape{1000, 1100, 900}));
+  ASSERT_EQ(r.answered_by, LookupStep::kNearestShape);
+  EXPECT_EQ(r.entry->run.key.shape, k1024);
+  r = db::lookup(*store_, key(Shape{600, 3000, 80}));
+  ASSERT_EQ(r.answered_by, LookupStep::kNearestShape);
+  EXPECT_EQ(r.entry->run.key.shape, skinny);
+  EXPECT_NE(r.steps[3].detail.find("512x4096x64"), std::string::npos) << r.steps[3].detail;
+  // Device B's 2048^3 is nearer to 2000^3 than A's shapes, but it is another device: A answers.
+  r = db::lookup(*store_, key(Shape{2000, 2000, 2000}));
+  ASSERT_EQ(r.answered_by, LookupStep::kNearestShape);
+  EXPECT_EQ(r.entry->run.key.device_uuid, kA);
+  EXPECT_EQ(r.entry->run.key.shape, k1024);
+}
+
+TEST_F(Lookup, WithoutAFamilyTheFastestFamilyOfTheEarliestStepAnswers) {
+  // Device A at 1024^3: tiled_dynamic at 0.25 ms (SetUp), regblocked at 0.1 ms, naive at 0.05 ms
+  // but measured on device B (same model): the exact step answers with regblocked.
+  seed_run(*store_, seed_device(kA), k1024, 0.1, "regblocked");
+  seed_run(*store_, seed_device(kB), k1024, 0.05, "naive");
+  auto any = key(k1024);
+  any.kernel.clear();
+  auto r = db::lookup(*store_, any);
+  ASSERT_EQ(r.answered_by, LookupStep::kExact);
+  EXPECT_EQ(r.entry->run.key.kernel, "regblocked");
+  EXPECT_DOUBLE_EQ(r.entry->best.summary.median, 0.1);
+  EXPECT_EQ(r.steps[0].detail.rfind("regblocked: ", 0), 0u) << r.steps[0].detail;
+  // Naming a family still answers for that family only.
+  r = db::lookup(*store_, key(k1024));
+  EXPECT_EQ(r.entry->run.key.kernel, "tiled_dynamic");
+  // On device C (no entries at 1024^3 of its own, another model): the same architecture step
+  // across families finds A's and B's; the fastest correct one (naive on B) answers.
+  auto on_c = key(k1024, kC);
+  on_c.device_name = "NVIDIA H200";
+  on_c.kernel.clear();
+  r = db::lookup(*store_, on_c);
+  ASSERT_EQ(r.answered_by, LookupStep::kSameArchitecture);
+  EXPECT_EQ(r.entry->run.key.kernel, "naive");
 }
 
 TEST_F(Lookup, AnotherDriverOfTheSameGpuIsTheSameModelNotExact) {
@@ -120,8 +184,8 @@ TEST_F(Lookup, HeuristicNeedsStoredProperties) {
   const auto r =
       db::lookup(*store_, key(Shape{100, 100, 100}, "GPU-ffffffff-0000-4000-8000-000000000006"));
   EXPECT_FALSE(r.hit());
-  EXPECT_EQ(r.steps[3].state, State::kMiss);
-  EXPECT_NE(r.steps[3].detail.find("no device properties"), std::string::npos);
+  EXPECT_EQ(r.steps[4].state, State::kMiss);
+  EXPECT_NE(r.steps[4].detail.find("no device properties"), std::string::npos);
 }
 
 TEST_F(Lookup, EntriesPageThroughEveryKeyOnce) {
@@ -194,9 +258,18 @@ TEST_F(Lookup, QueryCliIsExactByDefaultAndExplainsTheChain) {
   r = run_cli("query --shape 100x300x7 --fallback --format json" + db);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["answered_by"], "heuristic");
-  EXPECT_EQ(j["measured"], false);
-  EXPECT_EQ(j["config"]["threads"], 1024);
+  EXPECT_EQ(j["answered_by"], "nearest_shape");  // A's 1024^3
+  EXPECT_EQ(j["measured_shape"], "1024x1024x1024");
+
+  // A device whose only run failed has properties but no entry: the heuristic answers.
+  seed_run(*store_, seed_device(kD), k1024, 1.0, db::RunStatus::kFailed);
+  r = run_cli("query --shape 100x300x7 --fallback --format json --db " + path_.string() +
+              " --device " + kD);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto h = nlohmann::json::parse(r.out);
+  EXPECT_EQ(h["answered_by"], "heuristic");
+  EXPECT_EQ(h["measured"], false);
+  EXPECT_EQ(h["config"]["threads"], 1024);
 
   r = run_cli("query --shape 1024x1024x1024 --format json" + db);
   ASSERT_EQ(r.code, 0) << r.err;

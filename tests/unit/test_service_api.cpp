@@ -23,6 +23,8 @@ constexpr const char* kA = "GPU-aaaaaaaa-0000-4000-8000-000000000001";  // H100,
 constexpr const char* kB = "GPU-bbbbbbbb-0000-4000-8000-000000000002";  // H100, tuned 2048^3
 constexpr const char* kC = "GPU-cccccccc-0000-4000-8000-000000000003";  // H200 (9.0), 4096^3
 constexpr const char* kUnknown = "GPU-dddddddd-0000-4000-8000-000000000004";
+// An H100 whose only run failed: its properties are stored, but it has no entry at any shape.
+constexpr const char* kUntuned = "GPU-eeeeeeee-0000-4000-8000-000000000005";
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -40,6 +42,7 @@ class ServiceApi : public ::testing::Test {
     seed_run(store, seed_device(kA), Shape{1024, 1024, 1024}, 0.25);
     seed_run(store, seed_device(kB), Shape{2048, 2048, 2048}, 2.0);
     seed_run(store, seed_device(kC, "NVIDIA H200"), Shape{4096, 4096, 4096}, 16.0);
+    seed_run(store, seed_device(kUntuned), Shape{512, 512, 512}, 1.0, db::RunStatus::kFailed);
     service::ServiceOptions options;
     options.db = db_;
     options.threads = 4;
@@ -117,7 +120,7 @@ TEST_F(ServiceApi, DevicesListsEveryDeviceOfTheStore) {
   EXPECT_EQ(j["kind"], "devices");
   std::set<std::string> uuids;
   for (auto& d : j["devices"]) uuids.insert(d["uuid"]);
-  EXPECT_EQ(uuids, (std::set<std::string>{kA, kB, kC}));
+  EXPECT_EQ(uuids, (std::set<std::string>{kA, kB, kC, kUntuned}));
 }
 
 TEST_F(ServiceApi, BestAnswersTheExactKey) {
@@ -152,8 +155,25 @@ TEST_F(ServiceApi, BestFallsBackToTheSameArchitecture) {
   EXPECT_EQ(j["chain"][1]["result"], "miss");
 }
 
-TEST_F(ServiceApi, BestEndsWithTheUnmeasuredOccupancyHeuristic) {
+TEST_F(ServiceApi, AnotherShapeOfTheSameDeviceAnswersBeforeTheHeuristic) {
   auto r = get("/v1/best", "device=" + std::string(kA) + "&kernel=tiled_dynamic&m=100&n=300&k=7");
+  ASSERT_EQ(r->status, 200) << r->body;
+  json j = json::parse(r->body);
+  EXPECT_EQ(j["answered_by"], "nearest_shape");
+  EXPECT_EQ(j["measured"], true);
+  EXPECT_EQ(j["measured_shape"], "1024x1024x1024");
+  EXPECT_GT(j["shape_distance"].get<double>(), 0.0);
+  // No kernel named: the fastest family's entry; here only tiled_dynamic has any.
+  r = get("/v1/best", "device=" + std::string(kA) + "&m=1024&n=1024&k=1024");
+  ASSERT_EQ(r->status, 200) << r->body;
+  j = json::parse(r->body);
+  EXPECT_EQ(j["answered_by"], "exact");
+  EXPECT_EQ(j["config"]["family"], "tiled_dynamic");
+  EXPECT_TRUE(j["request"]["kernel"].is_null());
+}
+
+TEST_F(ServiceApi, BestEndsWithTheUnmeasuredOccupancyHeuristic) {
+  auto r = get("/v1/best", "device=" + std::string(kUntuned) + "&kernel=tiled_dynamic&m=100&n=300&k=7");
   ASSERT_EQ(r->status, 200) << r->body;
   json j = json::parse(r->body);
   EXPECT_EQ(j["answered_by"], "heuristic");
@@ -162,14 +182,14 @@ TEST_F(ServiceApi, BestEndsWithTheUnmeasuredOccupancyHeuristic) {
   // The textbook method on an H100 picks 1024 threads: tile 32.
   EXPECT_EQ(j["config"]["threads"], 1024);
   EXPECT_EQ(j["config"]["tile"], 32);
-  EXPECT_NE(j["chain"][3]["detail"].get<std::string>().find("not measured"), std::string::npos);
+  EXPECT_NE(j["chain"][4]["detail"].get<std::string>().find("not measured"), std::string::npos);
 }
 
 TEST_F(ServiceApi, WithoutFallbackAMissIsA404ThatExplainsTheChain) {
   auto r = get("/v1/best", best_query(kA, "2048", "&fallback=false"));
   json j = problem(r, 404);
   EXPECT_EQ(j["type"], "urn:occtune:problem:no-configuration");
-  ASSERT_EQ(j["chain"].size(), 4u);
+  ASSERT_EQ(j["chain"].size(), 5u);
   EXPECT_EQ(j["chain"][0]["result"], "miss");
   EXPECT_EQ(j["chain"][1]["result"], "not_tried");
 }
@@ -192,7 +212,6 @@ TEST_F(ServiceApi, EveryBadParameterIsA400NamingIt) {
       {"kernel=tiled_dynamic&m=1&n=1&k=1", "device"},
       {"device=GPU-123&kernel=tiled_dynamic&m=1&n=1&k=1", "device"},
       {"device=" + a.substr(0, a.size() - 1) + "g&kernel=tiled_dynamic&m=1&n=1&k=1", "device"},
-      {"device=" + a + "&m=1&n=1&k=1", "kernel"},
       {"device=" + a + "&kernel=nope&m=1&n=1&k=1", "kernel"},
       {"device=" + a + "&kernel=tiled_dynamic&n=1&k=1", "m"},
       {"device=" + a + "&kernel=tiled_dynamic&m=0&n=1&k=1", "m"},
