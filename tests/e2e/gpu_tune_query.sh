@@ -42,8 +42,18 @@ for shape in doc["shapes"]:
 print("tune json ok")
 PY
 
-"$occtune" query --db "$db" --device 0 --shape 512x512x512 | tee "$tmp/q1.txt"
+"$occtune" query --db "$db" --device 0 --kernel tiled_dynamic --shape 512x512x512 | tee "$tmp/q1.txt"
 grep -q "tiled_dynamic" "$tmp/q1.txt"
+# No kernel named: the fastest family's winner (the lowest winning median of the tuned families).
+"$occtune" query --db "$db" --device 0 --shape 512x512x512 --format json >"$tmp/qany.json"
+"$occtune" query --db "$db" --device 0 --shape 512x512x512 --kernel tiled_dynamic --format json >"$tmp/qtd.json"
+python3 - "$tmp/qany.json" "$tmp/qtd.json" <<'PY'
+import json, sys
+anyf, td = (json.load(open(p)) for p in sys.argv[1:3])
+assert anyf["answered_by"] == "exact", anyf["answered_by"]
+assert anyf["best"]["timing"]["median_ms"] <= td["best"]["timing"]["median_ms"], (anyf, td)
+print("any family:", anyf["key"]["kernel"], anyf["best"]["timing"]["median_ms"], "ms")
+PY
 # By UUID: reads only the database. CUDA_VISIBLE_DEVICES= hides every GPU, so any CUDA use fails.
 CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 17x1000x33 \
   --format json >"$tmp/q2.json"
