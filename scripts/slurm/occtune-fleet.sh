@@ -26,8 +26,11 @@ environment (OCCTUNE_FLEET_SHARED is always required):
   OCCTUNE_FLEET_MERGE_TIME time limit of the merge (default 00:30:00)
   OCCTUNE_FLEET_SBATCH_ARGS  more sbatch arguments for every job, e.g. "--account=gpu --qos=low"
   OCCTUNE_FLEET_LOCAL      node-local directory of a task's store (default $TMPDIR, else /tmp)
-  OCCTUNE_FLEET_STORE      the merged store (default $OCCTUNE_FLEET_SHARED/occtune.db)
-  OCCTUNE_FLEET_MERGED_EXPORT  also write the merged store as one export to this file
+  OCCTUNE_FLEET_STORE      the merged store, on a local disk (occtune refuses network
+                           filesystems): default $OCCTUNE_FLEET_SHARED/occtune.db
+  OCCTUNE_FLEET_MERGE_NODE run the merge on this node (--nodelist), e.g. the host that serves
+  OCCTUNE_FLEET_MERGED_EXPORT  the merged store as one export (default
+                           $OCCTUNE_FLEET_SHARED/merged.json; "none": not written)
   OCCTUNE_FLEET_DEPENDENCY afterok (default: merge only if every task succeeded) or afterany
   OCCTUNE_FLEET_STANDIN    tests only: import DIR/<task index>/*.json instead of tuning
   OCCTUNE                  the occtune binary, on a path every node sees (default: from PATH)
@@ -112,6 +115,7 @@ submit() {
                        --kill-on-invalid-dep=yes)
   local merge_partition=${OCCTUNE_FLEET_MERGE_PARTITION:-${OCCTUNE_FLEET_PARTITION:-}}
   [ -z "$merge_partition" ] || merge_args+=(--partition="$merge_partition")
+  [ -z "${OCCTUNE_FLEET_MERGE_NODE:-}" ] || merge_args+=(--nodelist="$OCCTUNE_FLEET_MERGE_NODE")
   id=$(sbatch "${merge_args[@]}" "$script" merge) || die "sbatch of the merge step failed" 4
   echo "array ${arrays[*]}"
   echo "merge ${id%%;*}"
@@ -164,22 +168,23 @@ task() {
 
 merge() {
   need OCCTUNE_FLEET_SHARED "the directory the array tasks exported to"
-  local occtune store f count=0
+  local occtune store merged f count=0
   occtune=$(occtune_binary)
   store=${OCCTUNE_FLEET_STORE:-$OCCTUNE_FLEET_SHARED/occtune.db}
+  merged=${OCCTUNE_FLEET_MERGED_EXPORT:-$OCCTUNE_FLEET_SHARED/merged.json}
   compgen -G "$OCCTUNE_FLEET_SHARED/exports/*.json" >/dev/null \
     || die "no exports in $OCCTUNE_FLEET_SHARED/exports: did the array tasks run? (their logs \
 are in $OCCTUNE_FLEET_SHARED/logs)" 3
   # Imports skip runs the store has, so a merge run again (or after more tasks) adds only news.
   for f in "$OCCTUNE_FLEET_SHARED"/exports/*.json; do
-    "$occtune" import "$f" --db "$store" || die "import of $f into $store failed" 4
+    "$occtune" import "$f" --db "$store" \
+      || die "import of $f into $store failed (occtune's message is above; a store on a network \
+filesystem is refused: set OCCTUNE_FLEET_STORE to a local disk, see docs/fleet.md)" 4
     count=$((count + 1))
   done
   echo "occtune-fleet: merged $count exports into $store" >&2
   "$occtune" db doctor --db "$store"
-  if [ -n "${OCCTUNE_FLEET_MERGED_EXPORT:-}" ]; then
-    "$occtune" export --db "$store" --out "$OCCTUNE_FLEET_MERGED_EXPORT"
-  fi
+  [ "$merged" = none ] || "$occtune" export --db "$store" --out "$merged"
 }
 
 case "${1:-}" in

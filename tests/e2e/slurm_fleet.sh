@@ -66,6 +66,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# --- settings missing or wrong: exit 2 and the variable named, before anything is submitted
+expect_usage() {  # PATTERN ENV...: the recipe's submit must exit 2 with PATTERN on stderr
+  local pattern=$1 code=0
+  shift
+  env "$@" bash "$fleet" submit >/dev/null 2>"$tmp/usage.txt" || code=$?
+  if [ "$code" -ne 2 ] || ! grep -q "$pattern" "$tmp/usage.txt"; then
+    echo "submit with $*: exit $code, expected 2 and '$pattern':"; cat "$tmp/usage.txt"; exit 1
+  fi
+}
+expect_usage "OCCTUNE_FLEET_SHARED is not set" OCCTUNE_FLEET_SHARED=
+expect_usage "OCCTUNE_FLEET_CONFIG is not set" OCCTUNE_FLEET_SHARED="$tmp/x"
+expect_usage "OCCTUNE_FLEET_CONFIG '$tmp/none.toml' is not a file" OCCTUNE_FLEET_SHARED="$tmp/x" \
+  OCCTUNE_FLEET_CONFIG="$tmp/none.toml"
+expect_usage "OCCTUNE_FLEET_TASKS 'two' is not a positive integer" OCCTUNE_FLEET_SHARED="$tmp/x" \
+  OCCTUNE_FLEET_CONFIG="$src/configs/default.toml" OCCTUNE_FLEET_TASKS=two
+
 # --- a one-node cluster: the node's real hardware (slurmd -C), two free ports, all state in $tmp
 node=$(hostname -s)
 read -r ctld_port slurmd_port < <(python3 - <<'PY'
@@ -152,8 +168,7 @@ seed_node 5 "$a100" a100 512x512x512
 export OCCTUNE="$occtune" OCCTUNE_FLEET_SHARED="$tmp/shared" OCCTUNE_FLEET_TASKS=6 \
   OCCTUNE_FLEET_GPUS=0 OCCTUNE_FLEET_PARTITION=fleettest OCCTUNE_FLEET_TIME=00:05:00 \
   OCCTUNE_FLEET_MERGE_TIME=00:05:00 \
-  OCCTUNE_FLEET_LOCAL="$tmp/local" OCCTUNE_FLEET_STANDIN="$standin" \
-  OCCTUNE_FLEET_MERGED_EXPORT="$tmp/shared/merged.json"
+  OCCTUNE_FLEET_LOCAL="$tmp/local" OCCTUNE_FLEET_STANDIN="$standin" OCCTUNE_FLEET_MERGE_NODE="$node"
 store="$tmp/shared/occtune.db"
 t0=$(date +%s)
 bash "$fleet" submit >"$tmp/ids"
@@ -224,6 +239,30 @@ bash "$fleet" merge >"$tmp/merge2.txt" 2>&1 || { cat "$tmp/merge2.txt"; exit 1; 
 awk '/^imported / { added += $2; present += $(NF - 2) } END { exit !(added == 0 && present == 46) }' \
   "$tmp/merge2.txt" || { echo "a second merge added runs:"; cat "$tmp/merge2.txt"; exit 1; }
 check_store 46 390
+
+# --- the GPU path of a task (`occtune tune`, here with a shape it rejects so that it fails on any
+# machine): the task fails, and the merge, waiting on afterok, is cancelled instead of run.
+OCCTUNE_FLEET_STANDIN="" OCCTUNE_FLEET_SHARED="$tmp/shared-fail" OCCTUNE_FLEET_TASKS=1 \
+  OCCTUNE_FLEET_CONFIG="$src/configs/default.toml" OCCTUNE_FLEET_TUNE_ARGS="--shape 0x0x0" \
+  bash "$fleet" submit >"$tmp/ids" 2>/dev/null
+array=$(sed -n 's/^array //p' "$tmp/ids")
+merge=$(sed -n 's/^merge //p' "$tmp/ids")
+jobs="$array $merge"
+for _ in $(seq 600); do
+  [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break
+  sleep 0.1
+done
+jobs=""
+[ "$(job_states "$array" | tr -s ' ')" = " 1 FAILED" ] \
+  || { echo "failing array: $(job_states "$array")"; exit 1; }
+[ "$(job_states "$merge" | tr -s ' ')" = " 1 CANCELLED" ] \
+  || { echo "merge after a failed task: $(job_states "$merge")"; exit 1; }
+log="$tmp/shared-fail/logs/occtune-tune-${array}_0.out"
+if ! grep -q "invalid shape '0x0x0'" "$log" || ! grep -q "a tune failed on $node" "$log"; then
+  echo "failed task's log:"; cat "$log"; exit 1
+fi
+[ ! -e "$tmp/shared-fail/occtune.db" ] || { echo "the cancelled merge wrote a store"; exit 1; }
+echo "a failed tune fails its task and cancels the merge"
 
 # --- the cluster is not needed any more: stop it before serving, and prove nothing is left
 stop_cluster
