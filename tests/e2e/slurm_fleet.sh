@@ -15,6 +15,8 @@ src=$(realpath "$2")
 build=$(cd "$(dirname "$occtune")/.." && pwd)
 seed="$build/tests/occtune_seed"
 fleet="$src/scripts/slurm/occtune-fleet.sh"
+# shellcheck source=tests/support/serve_port.sh
+. "$src/tests/support/serve_port.sh"
 
 for tool in slurmctld slurmd sbatch scontrol squeue scancel; do
   command -v "$tool" >/dev/null 2>&1 || {
@@ -285,13 +287,7 @@ PY
 
 "$occtune" serve --db "$store" --port 0 2>"$tmp/serve.log" &
 serve_pid=$!
-port=""
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*listening on port \([0-9][0-9]*\).*/\1/p' "$tmp/serve.log" 2>/dev/null || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "the server did not start:"; cat "$tmp/serve.log"; exit 1; }
+port=$(serve_port "$tmp/serve.log") || { echo "the server did not start:"; cat "$tmp/serve.log"; exit 1; }
 # ask UUID SHAPE EXPECTED_STATUS EXPECTED_ANSWERED_BY [ANSWERING_UUID]
 ask() {
   python3 - "http://127.0.0.1:$port" "$@" <<'PY'
