@@ -18,6 +18,8 @@ environment (OCCTUNE_FLEET_SHARED is always required):
   OCCTUNE_FLEET_SHARED     directory every node and the merge step can reach (exports/, logs/)
   OCCTUNE_FLEET_CONFIG     tuning job (TOML) given to `occtune tune --config` (required to tune)
   OCCTUNE_FLEET_TUNE_ARGS  more `occtune tune` arguments, e.g. "--kernel regblocked"
+  OCCTUNE_FLEET_SPREAD     shapes (default: a node's GPUs of one model split the shapes) or
+                           none (each of its GPUs tunes every shape)
   OCCTUNE_FLEET_TASKS      array tasks per GPU type, one per node (default 1)
   OCCTUNE_FLEET_GPUS       GPUs per task, --gres=gpu:N (default 1; 0: no gres)
   OCCTUNE_FLEET_GPU_TYPES  gres GPU types, one array each, e.g. "a100 h100" (default: any)
@@ -56,14 +58,6 @@ system every node sees" 4
   command -v "$bin"
 }
 
-# count_gpus: the GPUs Slurm gave this task (CUDA_VISIBLE_DEVICES, set by --gres), at least 1.
-count_gpus() {
-  local visible=${CUDA_VISIBLE_DEVICES:-0}
-  local -a list
-  IFS=, read -r -a list <<<"$visible"
-  echo "${#list[@]}"
-}
-
 submit() {
   need OCCTUNE_FLEET_SHARED "a directory every node and the merge step can reach"
   [ -n "${OCCTUNE_FLEET_STANDIN:-}" ] \
@@ -73,6 +67,8 @@ submit() {
   local tasks=${OCCTUNE_FLEET_TASKS:-1} gpus=${OCCTUNE_FLEET_GPUS:-1}
   [[ $tasks =~ ^[1-9][0-9]*$ ]] || die "OCCTUNE_FLEET_TASKS '$tasks' is not a positive integer"
   [[ $gpus =~ ^[0-9]+$ ]] || die "OCCTUNE_FLEET_GPUS '$gpus' is not a non-negative integer"
+  [[ ${OCCTUNE_FLEET_SPREAD:-shapes} =~ ^(shapes|none)$ ]] \
+    || die "OCCTUNE_FLEET_SPREAD '$OCCTUNE_FLEET_SPREAD' is neither shapes nor none"
   local dependency=${OCCTUNE_FLEET_DEPENDENCY:-afterok}
   [[ $dependency =~ ^(afterok|afterany)$ ]] \
     || die "OCCTUNE_FLEET_DEPENDENCY '$dependency' is neither afterok nor afterany"
@@ -127,7 +123,7 @@ task() {
   need OCCTUNE_FLEET_SHARED "a directory every node and the merge step can reach"
   [ -n "${SLURM_ARRAY_TASK_ID:-}" ] \
     || die "SLURM_ARRAY_TASK_ID is not set: \`task\` runs inside the job array that \`submit\` submits"
-  local occtune host tag local_dir db
+  local occtune host tag local_dir db tune_code=0
   occtune=$(occtune_binary)
   host=$(hostname -s)
   tag="${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}-$host"
@@ -145,25 +141,20 @@ task() {
     for f in "$dir"/*.json; do "$occtune" import "$f" --db "$db"; done
   else
     need OCCTUNE_FLEET_CONFIG "the tuning job file (TOML) every task runs"
-    # One tune per GPU Slurm gave this task, all at once into the one node-local store (SQLite
-    # serialises their writes); the worker of each holds its own GPU.
-    local n d failed=0
-    n=$(count_gpus)
-    local -a pids=()
-    for ((d = 0; d < n; ++d)); do
-      # shellcheck disable=SC2086  # OCCTUNE_FLEET_TUNE_ARGS holds several arguments
-      "$occtune" tune --config "$OCCTUNE_FLEET_CONFIG" --device "$d" --db "$db" --quiet \
-        ${OCCTUNE_FLEET_TUNE_ARGS:-} >"$local_dir/tune-$d.txt" &
-      pids+=($!)
-    done
-    for d in "${!pids[@]}"; do
-      wait "${pids[$d]}" || { echo "occtune-fleet: tune on GPU $d of $host failed" >&2; failed=1; }
-      cat "$local_dir/tune-$d.txt"
-    done
-    [ "$failed" -eq 0 ] || die "a tune failed on $host; its measurements are kept in no export" 4
+    # Every GPU Slurm gave this task (CUDA_VISIBLE_DEVICES) at once: one worker each, this
+    # process the one writer of the node-local store.
+    # shellcheck disable=SC2086  # OCCTUNE_FLEET_TUNE_ARGS holds several arguments
+    "$occtune" tune --config "$OCCTUNE_FLEET_CONFIG" --device all \
+      --spread "${OCCTUNE_FLEET_SPREAD:-shapes}" --db "$db" --quiet ${OCCTUNE_FLEET_TUNE_ARGS:-} \
+      || tune_code=$?
   fi
-  "$occtune" db doctor --db "$db"
-  "$occtune" export --db "$db" --out "$OCCTUNE_FLEET_SHARED/exports/$tag.json"
+  # What was measured is exported even after a failed tune, so that a merge can take it.
+  if [ -f "$db" ]; then
+    "$occtune" db doctor --db "$db"
+    "$occtune" export --db "$db" --out "$OCCTUNE_FLEET_SHARED/exports/$tag.json"
+  fi
+  [ "$tune_code" -eq 0 ] \
+    || die "a tune failed on $host (exit $tune_code, its message is above)" "$tune_code"
 }
 
 merge() {

@@ -6,8 +6,8 @@
 # With no GPU the array tasks import exports instead of running `occtune tune` (the stand-in,
 # OCCTUNE_FLEET_STANDIN): real H100 runs of three boards (tests/e2e/data/fleet, older kernel
 # builds) and occtune_seed runs of this build for an H100, an H200 and an A100 (configs/profiles).
-# On a GPU cluster the same tasks run `occtune tune --config $OCCTUNE_FLEET_CONFIG` there instead;
-# every other command (import, db doctor, export, the merge) is the one a GPU cluster runs.
+# On a GPU cluster the same tasks run `occtune tune --config $OCCTUNE_FLEET_CONFIG --device all`
+# there instead; every other command (import, db doctor, export, the merge) is the same.
 # Exit 77 (skipped) when the Slurm daemons are not installed (scripts/setup.sh installs them).
 set -euo pipefail
 occtune=$(realpath "$1")
