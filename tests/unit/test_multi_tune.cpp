@@ -24,9 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Set before any worker starts; the workers inherit it.
+// Set before any worker starts (the workers inherit them) and before the registry is first read:
+// a machine of three GPUs, and the planted-fault kernels on both sides of the pipe.
 const bool kFakeMachine = [] {
-  return ::setenv("FAKE_WORKER_DEVICES", "h100,h100,a100", 1) == 0;
+  return ::setenv("FAKE_WORKER_DEVICES", "h100,h100,a100", 1) == 0 &&
+         ::setenv("OCCTUNE_TEST_KERNELS", "1", 1) == 0;
 }();
 
 const std::string kH100a = "GPU-fa4e0000-1111-2222-3333-444455556666";
@@ -239,6 +241,41 @@ TEST(MultiTune, AnErrorOnOneGpuLeavesTheOthersResults) {
   EXPECT_NE(results[1].error.find("99999x64x64"), std::string::npos) << results[1].error;
   EXPECT_EQ(stored_runs(db.path),
             (std::set<std::pair<std::string, std::string>>{{kH100a, "64x64x64"}}));
+}
+
+TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
+  TempDb db("occtune_multi_faults");
+  cli::BackendOptions options = fake_options();
+  options.candidate_timeout_s = 2;  // the planted hang waits this long on each GPU
+  const auto gpus = cli::make_backends(options, {"0", "2"});
+  TuneRequest request = small_request({s64});
+  request.kernels = {"planted_faults", "naive"};
+  std::atomic<bool> interrupted{false};
+  const auto results =
+      run_tune_on_devices(raw(gpus), db.path, request, Spread::kNone, {}, interrupted);
+  for (auto& r : results) {
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_EQ(r.outcome.shapes.size(), 1u);
+    EXPECT_GE(r.outcome.shapes[0].kernels.at(1).winner, 0);  // the run went on after the faults
+  }
+  // Each GPU's crashes and hang (faults 4, 5, 6) replaced that GPU's worker, three times each.
+  for (auto& gpu : gpus)
+    EXPECT_EQ(dynamic_cast<isolation::WorkerBackend&>(*gpu).workers_started(), 4)
+        << gpu->device().uuid;
+  std::map<std::string, std::map<std::string, std::string>> stored;
+  auto store = db::Store::open(db.path);
+  for (auto& run : store.runs())
+    if (run.key.kernel == "planted_faults")
+      for (auto& m : store.measurements(run.id)) stored[run.key.device_uuid][m.variant] = m.outcome;
+  const std::map<std::string, std::string> expected = {{"PlantedFault<0>", "ok"},
+                                                       {"PlantedFault<1>", "wrong_result"},
+                                                       {"PlantedFault<2>", "exceeds_limits"},
+                                                       {"PlantedFault<3>", "invalid_config"},
+                                                       {"PlantedFault<4>", "crashed"},
+                                                       {"PlantedFault<5>", "crashed"},
+                                                       {"PlantedFault<6>", "timeout"}};
+  EXPECT_EQ(stored[kH100a], expected);
+  EXPECT_EQ(stored[kA100], expected);
 }
 
 TEST(MultiTune, AnInterruptStopsEveryGpu) {
