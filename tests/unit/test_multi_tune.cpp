@@ -278,6 +278,31 @@ TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
   EXPECT_EQ(stored[kA100], expected);
 }
 
+TEST(MultiTune, CtrlCMidRunStopsEveryGpuAndKeepsWhatWasMeasured) {
+  TempDb db("occtune_multi_ctrl_c");
+  const auto gpus = fake_gpus({"0", "2"});
+  std::atomic<bool> interrupted{false};
+  MultiTuneEvents events;
+  // The first finished shape anywhere plays the Ctrl-C (the CLI's SIGINT handler sets the flag).
+  events.on_shape = [&](std::size_t, const ShapeResult&) { interrupted = true; };
+  const auto results = run_tune_on_devices(raw(gpus), db.path, small_request({s64, s96, s128}),
+                                           Spread::kNone, events, interrupted);
+  std::size_t shapes_done = 0;
+  for (auto& r : results) {
+    EXPECT_TRUE(r.outcome.interrupted);
+    EXPECT_LT(r.outcome.shapes.size(), 3u);
+    shapes_done += r.outcome.shapes.size();
+  }
+  EXPECT_GE(shapes_done, 1u);
+  auto store = db::Store::open(db.path);
+  std::size_t complete = 0;
+  for (auto& run : store.runs()) {
+    EXPECT_TRUE(run.status == "complete" || run.status == "interrupted") << run.status;
+    complete += run.status == "complete";
+  }
+  EXPECT_GE(complete, 1u);  // the shape that finished first is kept, complete
+}
+
 TEST(MultiTune, AnInterruptStopsEveryGpu) {
   TempDb db("occtune_multi_interrupt");
   const auto gpus = fake_gpus({"0", "2"});
