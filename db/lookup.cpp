@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/error.hpp"
@@ -32,6 +33,38 @@ EntryQuery same_work(const CacheKey& key) {
   q.excluding = key;
   q.limit = 4;  // keys whose newest run has no correct result are skipped; look a little further
   return q;
+}
+
+// Boards of the key's model whose entries for this work are apart beyond their noise (the median
+// intervals of the fastest and the slowest board's best do not overlap): a same-model answer then
+// depends on which board measured it, and says so. "" when they agree or one board measured.
+std::string model_disagreement(Store& store, const CacheKey& key) {
+  EntryQuery q = same_work(key);
+  q.device_name = key.device_name;
+  q.excluding.reset();
+  q.limit = 16;
+  const auto page = store.entries(q);
+  std::vector<const BestEntry*> boards;  // the newest entry of each UUID
+  for (auto& e : page.entries)
+    if (std::none_of(boards.begin(), boards.end(), [&](const BestEntry* b) {
+          return b->run.key.device_uuid == e.run.key.device_uuid;
+        }))
+      boards.push_back(&e);
+  if (boards.size() < 2) return "";
+  const auto [fast, slow] =
+      std::minmax_element(boards.begin(), boards.end(), [](const BestEntry* a, const BestEntry* b) {
+        return a->best.summary.median < b->best.summary.median;
+      });
+  const Interval &a = (*fast)->best.median_ci, &b = (*slow)->best.median_ci;
+  if (a.high <= 0 || b.high <= 0 || a.overlaps(b)) return "";  // older rows have no interval
+  auto board = [](const BestEntry* e) {
+    return fmt::format("{} {} {:.4f} ms [{:.4f}, {:.4f}]", e->run.key.device_uuid, e->best.params,
+                       e->best.summary.median, e->best.median_ci.low, e->best.median_ci.high);
+  };
+  return fmt::format(
+      "; the {} boards of this model that measured it disagree beyond their noise: "
+      "fastest {}, slowest {}",
+      boards.size(), board(*fast), board(*slow));
 }
 
 std::optional<BestEntry> first_entry(Store& store, const EntryQuery& q) {
@@ -156,7 +189,8 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
         [&](const BestEntry& e) {
           return fmt::format("{} ({}, driver {}, runtime {}): {}", e.run.key.device_uuid,
                              e.run.key.device_name, e.run.key.driver_version,
-                             e.run.key.runtime_version, describe(e));
+                             e.run.key.runtime_version, describe(e)) +
+                 model_disagreement(store, key);
         },
         fmt::format("no other entry for a {} with this kernel build, dtype and shape",
                     key.device_name));
