@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/error.hpp"
@@ -35,6 +36,38 @@ EntryQuery same_work(const CacheKey& key) {
   q.excluding = key;
   q.limit = 4;  // keys whose newest run has no correct result are skipped; look a little further
   return q;
+}
+
+// Boards of the key's model whose entries for this work are apart beyond their noise (the median
+// intervals of the fastest and the slowest board's best do not overlap): a same-model answer then
+// depends on which board measured it, and says so. "" when they agree or one board measured.
+std::string model_disagreement(Store& store, const CacheKey& key) {
+  EntryQuery q = same_work(key);
+  q.device_name = key.device_name;
+  q.excluding.reset();
+  q.limit = 16;
+  const auto page = store.entries(q);
+  std::vector<const BestEntry*> boards;  // the newest entry of each UUID
+  for (auto& e : page.entries)
+    if (std::none_of(boards.begin(), boards.end(), [&](const BestEntry* b) {
+          return b->run.key.device_uuid == e.run.key.device_uuid;
+        }))
+      boards.push_back(&e);
+  if (boards.size() < 2) return "";
+  const auto [fast, slow] =
+      std::minmax_element(boards.begin(), boards.end(), [](const BestEntry* a, const BestEntry* b) {
+        return a->best.summary.median < b->best.summary.median;
+      });
+  const Interval &a = (*fast)->best.median_ci, &b = (*slow)->best.median_ci;
+  if (a.high <= 0 || b.high <= 0 || a.overlaps(b)) return "";  // older rows have no interval
+  auto board = [](const BestEntry* e) {
+    return fmt::format("{} {} {:.4f} ms [{:.4f}, {:.4f}]", e->run.key.device_uuid, e->best.params,
+                       e->best.summary.median, e->best.median_ci.low, e->best.median_ci.high);
+  };
+  return fmt::format(
+      "; the {} boards of this model that measured it disagree beyond their noise: "
+      "fastest {}, slowest {}",
+      boards.size(), board(*fast), board(*slow));
 }
 
 std::optional<BestEntry> first_entry(Store& store, const EntryQuery& q) {
@@ -177,7 +210,8 @@ std::optional<StepHit> measured_step(Store& store, const CacheKey& key, LookupSt
       std::string detail =
           fmt::format("{} ({}, driver {}, runtime {}): {}", entry->run.key.device_uuid,
                       entry->run.key.device_name, entry->run.key.driver_version,
-                      entry->run.key.runtime_version, describe(*entry));
+                      entry->run.key.runtime_version, describe(*entry)) +
+          model_disagreement(store, key);
       return StepHit{std::move(*entry), std::move(detail)};
     }
     case LookupStep::kSameArchitecture: {

@@ -10,6 +10,8 @@ out=${2:-docs/results/$(date -u +%F)-serve-load}
 duration=${3:-20s}
 occtune=$build/autotuner/occtune
 seed=$build/tests/occtune_seed
+# shellcheck source=tests/support/serve_port.sh
+. "$(dirname "$0")/../tests/support/serve_port.sh"
 for f in "$occtune" "$seed"; do
   [ -x "$f" ] || { echo "loadtest: $f is missing; build with: cmake --build $build --target occtune occtune_seed" >&2; exit 2; }
 done
@@ -22,13 +24,7 @@ trap '[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 uuid=$("$seed" "$tmp/load.db" 8 16)   # 8 devices x 16 shapes
 "$occtune" serve --db "$tmp/load.db" --port 0 2>"$tmp/serve.log" &
 pid=$!
-port=""
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*listening on port \([0-9][0-9]*\).*/\1/p' "$tmp/serve.log" 2>/dev/null || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$tmp/serve.log" >&2; exit 4; }
+port=$(serve_port "$tmp/serve.log") || { cat "$tmp/serve.log" >&2; exit 4; }
 
 url="http://127.0.0.1:$port/v1/best?device=$uuid&kernel=tiled_dynamic&m=1024&n=1026&k=1024"
 curl -sS -f "$url" >"$out/response.json"

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -44,10 +45,61 @@ BackendOptions resolve_backend_options(const std::string& device_selector, bool 
   return o;
 }
 
+std::vector<std::string> parse_device_list(const std::string& text) {
+  if (text == "all") return {"all"};
+  std::vector<std::string> out;
+  if (text.find(',') == std::string::npos) {
+    parse_device_selector(text);
+    return {text};
+  }
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string one = text.substr(start, comma - start);
+    if (one.empty() || one == "all")
+      fail(ExitCode::kUsage, fmt::format("--device '{}' has {} in its list; write GPU indexes or "
+                                         "UUIDs separated by commas (0,2,3), or 'all' alone",
+                                         text, one.empty() ? "an empty entry" : "'all'"));
+    parse_device_selector(one);
+    if (std::find(out.begin(), out.end(), one) != out.end())
+      fail(ExitCode::kUsage,
+           fmt::format("--device '{}' names '{}' twice; name each GPU once", text, one));
+    out.push_back(one);
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<MeasurementBackend>> make_backends(
+    const BackendOptions& options, const std::vector<std::string>& selectors) {
+  const bool all = selectors.size() == 1 && selectors[0] == "all";
+  if (!options.isolation && (all || selectors.size() > 1))
+    fail(ExitCode::kUsage,
+         "several GPUs are measured by one worker process each; drop "
+         "--no-isolation, or name one --device");
+  std::vector<std::unique_ptr<MeasurementBackend>> out;
+  for (std::size_t i = 0; all || i < selectors.size(); ++i) {
+    BackendOptions one = options;
+    one.device_selector = all ? std::to_string(i) : selectors[i];
+    try {
+      out.push_back(make_backend(one));
+    } catch (const Error& e) {
+      // The first index the worker does not find ends "all" (it names a device or none).
+      if (all && i > 0 && e.code() == ExitCode::kUsage) break;
+      throw;
+    }
+    for (std::size_t j = 0; j + 1 < out.size(); ++j)
+      if (out[j]->device().uuid == out.back()->device().uuid)
+        fail(ExitCode::kUsage, fmt::format("--device selects {} ({}) twice; name each GPU once",
+                                           out.back()->device().uuid, out.back()->device().name));
+  }
+  return out;
+}
+
 std::unique_ptr<MeasurementBackend> make_backend(const BackendOptions& options) {
   parse_device_selector(options.device_selector);
   if (!options.isolation) return cuda::make_in_process_backend(options.device_selector);
   isolation::WorkerOptions worker;
+  worker.command = options.worker_command;
   worker.device_selector = options.device_selector;
   worker.candidate_timeout_s = options.candidate_timeout_s;
   return std::make_unique<isolation::WorkerBackend>(std::move(worker));

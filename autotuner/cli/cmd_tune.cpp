@@ -19,6 +19,7 @@
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
+#include "autotuner/engine/multi_tune.hpp"
 #include "autotuner/engine/tuner.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "db/store.hpp"
@@ -32,6 +33,7 @@ struct TuneOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
   std::string device;
+  std::string spread = "shapes";
   std::string db;
   std::string format = "table";
   int min_tile = 0;
@@ -139,18 +141,39 @@ class Progress {
   std::string last_key_;
 };
 
+// The protocol line every table output starts with, after the device line(s).
+std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
+  return fmt::format(
+      "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
+      "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
+      "of {} MHz\n\n",
+      job.search.strategy, job.policy.samples, job.policy.min_time_s, job.policy.target_noise,
+      job.policy.max_seconds_per_candidate, job.policy.max_samples,
+      job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100, reference_clock_mhz);
+}
+
+std::string gpu_name(const DeviceInfo& d) {
+  return fmt::format("GPU {} {} ({})", d.index, d.name, d.uuid);
+}
+
 int tune_command(const TuneOptions& o, const Context& ctx) {
   const Format format = parse_format(o.format);
   JobConfig job = resolve_job(o);
   const std::string db_path =
       resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
   // Inputs and the store are checked before any GPU work, so bad input never costs a context.
+  const Spread spread = parse_spread(o.spread);
+  const auto selectors =
+      parse_device_list(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""));
   const BackendOptions backend_options =
-      resolve_backend_options(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""),
-                              !o.no_isolation, o.candidate_timeout, job.candidate_timeout_s);
+      resolve_backend_options(selectors[0] == "all" ? "" : selectors[0], !o.no_isolation,
+                              o.candidate_timeout, job.candidate_timeout_s);
   auto store = db::Store::open(db_path);
-  auto backend = make_backend(backend_options);
-  const DeviceInfo& device = backend->device();
+  const auto backends = make_backends(backend_options, selectors);
+  std::vector<MeasurementBackend*> devices;
+  for (auto& b : backends) devices.push_back(b.get());
+  const bool several = devices.size() > 1;
+  const DeviceInfo& first = devices[0]->device();
 
   TuneRequest request;
   request.kernels = job.kernels;
@@ -159,72 +182,139 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   request.policy = job.policy;
   request.search = job.search;
   request.force = o.force;
-  request.reference_clock_mhz = backend->throttle_reference_clock_mhz();
+  request.reference_clock_mhz = devices[0]->throttle_reference_clock_mhz();
   request.argv = ctx.argv;
   request.tool_version = OCCTUNE_VERSION;
   request.build_id = std::string(kernels::kernel_build_id());
-  if (format == Format::kTable)
-    std::cout << fmt::format(
-        "occtune {} on GPU {} {} ({}), kernel build {}, db {}\n"
-        "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
-        "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
-        "of {} MHz\n\n",
-        OCCTUNE_VERSION, device.index, device.name, device.uuid, request.build_id,
-        store.path().string(), job.search.strategy, job.policy.samples, job.policy.min_time_s,
-        job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
-        job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100,
-        request.reference_clock_mhz);
+  const auto assigned = assign_shapes(
+      [&] {
+        std::vector<DeviceInfo> infos;
+        for (auto* d : devices) infos.push_back(d->device());
+        return infos;
+      }(),
+      request.shapes, spread);
+  if (format == Format::kTable) {
+    if (!several) {
+      std::cout << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n",
+                               OCCTUNE_VERSION, first.index, first.name, first.uuid,
+                               request.build_id, store.path().string())
+                << protocol_line(job, request.reference_clock_mhz);
+    } else {
+      std::cout << fmt::format("occtune {} on {} GPUs at once, kernel build {}, db {}, spread {}\n",
+                               OCCTUNE_VERSION, devices.size(), request.build_id,
+                               store.path().string(), o.spread);
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        std::cout << fmt::format("  {}: {} shape{}, throttle reference {} MHz\n",
+                                 gpu_name(devices[d]->device()), assigned[d].size(),
+                                 assigned[d].size() == 1 ? "" : "s",
+                                 devices[d]->throttle_reference_clock_mhz());
+      std::cout << protocol_line(job, request.reference_clock_mhz);
+    }
+  }
   if (format == Format::kCsv) print_csv_header(std::cout);
 
   Progress progress(o.quiet);
-  nlohmann::json shape_docs = nlohmann::json::array();
-  TuneEvents events;
-  events.on_progress = [&](const TuneProgress& p) { progress.update(p); };
-  events.on_shape = [&](const ShapeResult& result) {
+  std::vector<nlohmann::json> shape_docs(devices.size(), nlohmann::json::array());
+  MultiTuneEvents events;
+  events.on_progress = [&](std::size_t d, const TuneProgress& p) {
+    TuneProgress shown = p;
+    if (several) shown.kernel = fmt::format("{} on GPU {}", p.kernel, devices[d]->device().index);
+    progress.update(shown);
+  };
+  events.on_shape = [&](std::size_t d, const ShapeResult& result) {
     progress.finish();
-    if (format == Format::kTable) print_shape_table(std::cout, result);
-    if (format == Format::kCsv) print_csv_rows(std::cout, device, result);
-    if (format == Format::kJson) shape_docs.push_back(shape_json(result));
+    if (format == Format::kTable) {
+      if (several) std::cout << gpu_name(devices[d]->device()) << ":\n";
+      print_shape_table(std::cout, result);
+    }
+    if (format == Format::kCsv) print_csv_rows(std::cout, devices[d]->device(), result);
+    if (format == Format::kJson) shape_docs[d].push_back(shape_json(result));
   };
 
   g_interrupted = false;
   auto previous = std::signal(SIGINT, on_sigint);
-  TuneOutcome outcome = run_tune(*backend, store, request, events, g_interrupted);
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<DeviceTune> results =
+      run_tune_on_devices(devices, store.path(), request, spread, events, g_interrupted);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, previous);
   progress.finish();
+  // One GPU fails as a tune always has: with its own error, before any summary.
+  if (!several && !results[0].error.empty()) throw Error(results[0].error_code, results[0].error);
 
-  if (format == Format::kTable)
-    std::cout << fmt::format(
-        "tuning wall time: {:.3f} s ({} shape{}; planning, buffers, "
-        "reference and every race; process start excluded)\n",
-        outcome.wall_s, outcome.shapes.size(), outcome.shapes.size() == 1 ? "" : "s");
-  if (format == Format::kJson)
-    std::cout << output::document("tune", {{"device", output::to_json(device)},
-                                           {"build_id", request.build_id},
-                                           {"policy", output::to_json(job.policy)},
-                                           {"search", search_json(job.search)},
-                                           {"force", o.force},
-                                           {"reference_clock_mhz", request.reference_clock_mhz},
-                                           {"db", store.path().string()},
-                                           {"backend", backend->description()},
-                                           {"tuning_wall_s", outcome.wall_s},
-                                           {"budget_exhausted", outcome.budget_exhausted},
-                                           {"shapes", shape_docs}})
-                     .dump(2)
-              << '\n';
-  if (outcome.context_lost)
-    fail(ExitCode::kRuntime,
-         "a candidate left the CUDA context unusable (recorded as 'crashed'); "
-         "the remaining candidates were not run. Rerun without that kernel, "
-         "or without --no-isolation");
-  if (outcome.interrupted) {
+  auto device_doc = [&](std::size_t d) {
+    const DeviceTune& r = results[d];
+    const int clock = devices[d]->throttle_reference_clock_mhz();
+    nlohmann::json doc = {{"device", output::to_json(devices[d]->device())},
+                          {"build_id", request.build_id},
+                          {"policy", output::to_json(job.policy)},
+                          {"search", search_json(job.search)},
+                          {"force", o.force},
+                          {"reference_clock_mhz", clock},
+                          {"db", store.path().string()},
+                          {"backend", devices[d]->description()},
+                          {"tuning_wall_s", r.outcome.wall_s},
+                          {"budget_exhausted", r.outcome.budget_exhausted},
+                          {"shapes", shape_docs[d]}};
+    if (several) doc["error"] = r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error);
+    return doc;
+  };
+  if (format == Format::kTable) {
+    if (!several) {
+      const auto& outcome = results[0].outcome;
+      std::cout << fmt::format(
+          "tuning wall time: {:.3f} s ({} shape{}; planning, buffers, "
+          "reference and every race; process start excluded)\n",
+          outcome.wall_s, outcome.shapes.size(), outcome.shapes.size() == 1 ? "" : "s");
+    } else {
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        std::cout << fmt::format("{}: {} shape{} in {:.3f} s{}\n", gpu_name(devices[d]->device()),
+                                 results[d].outcome.shapes.size(),
+                                 results[d].outcome.shapes.size() == 1 ? "" : "s",
+                                 results[d].outcome.wall_s,
+                                 results[d].error.empty() ? "" : "; stopped: " + results[d].error);
+      std::cout << fmt::format("tuning wall time: {:.3f} s on {} GPUs at once\n", wall_s,
+                               devices.size());
+    }
+  }
+  if (format == Format::kJson) {
+    if (!several) {
+      std::cout << output::document("tune", device_doc(0)).dump(2) << '\n';
+    } else {
+      nlohmann::json per_device = nlohmann::json::array();
+      for (std::size_t d = 0; d < devices.size(); ++d) per_device.push_back(device_doc(d));
+      std::cout << output::document(
+                       "tune_devices",
+                       {{"spread", o.spread}, {"tuning_wall_s", wall_s}, {"devices", per_device}})
+                       .dump(2)
+                << '\n';
+    }
+  }
+
+  bool interrupted = false, budget_exhausted = false;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const DeviceTune& r = results[d];
+    if (!r.error.empty()) {
+      fail(r.error_code, fmt::format("the tune on {} stopped: {}{}", gpu_name(devices[d]->device()),
+                                     r.error, "; the other GPUs' results are stored"));
+    }
+    if (r.outcome.context_lost)
+      fail(ExitCode::kRuntime,
+           "a candidate left the CUDA context unusable (recorded as 'crashed'); "
+           "the remaining candidates were not run. Rerun without that kernel, "
+           "or without --no-isolation");
+    interrupted |= r.outcome.interrupted;
+    budget_exhausted |= r.outcome.budget_exhausted;
+  }
+  if (interrupted) {
     spdlog::warn(
         "interrupted: the measurements so far are stored in {}; rerun the same command "
         "to measure only what is missing",
         store.path().string());
     return int(ExitCode::kInterrupted);
   }
-  if (outcome.budget_exhausted)
+  if (budget_exhausted)
     spdlog::warn(
         "the time budget ran out ({} s): some candidates were measured partly or not at "
         "all (see the search column)",
@@ -244,7 +334,12 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "env OCCTUNE_CONFIG)");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
-  cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
+  cmd->add_option("--device", o->device,
+                  "GPU index or UUID, a list of them (0,2,3) or 'all' (env OCCTUNE_DEVICE; "
+                  "default 0); several GPUs are measured at once, one worker each");
+  cmd->add_option("--spread", o->spread,
+                  "with several GPUs: 'shapes' (default; GPUs of one model split the shapes) or "
+                  "'none' (every GPU tunes every shape)");
   cmd->add_option("--db", o->db,
                   "database path (env OCCTUNE_DB; default "
                   "$XDG_CACHE_HOME/occtune/occtune.db)");

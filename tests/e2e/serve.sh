@@ -6,6 +6,8 @@ set -euo pipefail
 occtune=$1
 build=$(cd "$(dirname "$occtune")/.." && pwd)
 seed="$build/tests/occtune_seed"
+# shellcheck source=tests/support/serve_port.sh
+. "$(dirname "$0")/../support/serve_port.sh"
 tmp=$(mktemp -d)
 pid=""
 cleanup() {
@@ -19,12 +21,7 @@ uuid=$("$seed" "$tmp/serve.db" 2 3)
 start() {
   "$occtune" serve --db "$tmp/serve.db" --port 0 2>"$tmp/serve.log" &
   pid=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on port \([0-9][0-9]*\).*/\1/p' "$tmp/serve.log" 2>/dev/null || true)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
+  port=$(serve_port "$tmp/serve.log") && return 0
   echo "the server did not start:"; cat "$tmp/serve.log"; exit 1
 }
 

@@ -4,16 +4,21 @@
 // fault=4 reports a sticky error and leaves, fault=5 dies without an answer (abort), fault=6
 // never answers. Environment: FAKE_WORKER_NO_GPU=1 fails the start-up like a machine without
 // a GPU; FAKE_WORKER_LOG=FILE appends one line per request it serves; FAKE_WORKER_HANG_SAMPLES=1
-// makes every samples request hang.
+// makes every samples request hang; FAKE_WORKER_DEVICES=h100,h100,a100 makes it a machine with
+// these GPUs (profile names, UUIDs GPU-fa4e000<index>-...) and selects one by --device's rules.
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/device_selector.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
 #include "autotuner/isolation/worker_process.hpp"
@@ -33,16 +38,29 @@ void log_line(const std::string& what) {
 
 class FakeBackend final : public MeasurementBackend {
  public:
-  FakeBackend() : device_(make_device()), oracle_(device_) {}
+  explicit FakeBackend(const std::string& selector) : device_(select(selector)), oracle_(device_) {}
 
-  static DeviceInfo make_device() {
-    DeviceInfo d = load_device_profile("h100");
-    d.index = 0;
-    d.uuid = "GPU-fa4e0000-1111-2222-3333-444455556666";
+  static DeviceInfo make_device(const std::string& profile, int index) {
+    DeviceInfo d = load_device_profile(profile);
+    d.index = index;
+    d.uuid = "GPU-fa4e000" + std::to_string(index) + "-1111-2222-3333-444455556666";
     d.source = "fake worker";
     d.driver_version = 13000;
     d.runtime_version = 13000;
     return d;
+  }
+  // Without FAKE_WORKER_DEVICES: one H100, whatever the selector says.
+  static DeviceInfo select(const std::string& selector) {
+    const char* list = std::getenv("FAKE_WORKER_DEVICES");
+    if (!list) return make_device("h100", 0);
+    std::vector<DeviceInfo> devices;
+    std::string text = list;
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      devices.push_back(make_device(text.substr(start, comma - start), int(devices.size())));
+      start = comma + 1;
+    }
+    return match_device(devices, parse_device_selector(selector));
   }
 
   const DeviceInfo& device() const override { return device_; }
@@ -116,12 +134,13 @@ class FakeBackend final : public MeasurementBackend {
 
 int main() {
   ::signal(SIGINT, SIG_IGN);
-  const int code = occtune::isolation::serve(occtune::isolation::kWorkerFd, [](const std::string&) {
-    if (std::getenv("FAKE_WORKER_NO_GPU"))
-      occtune::fail(occtune::ExitCode::kRuntime,
-                    "no CUDA device is visible (fake); run `occtune plan --profile h100`");
-    return std::unique_ptr<occtune::MeasurementBackend>(new occtune::FakeBackend());
-  });
+  const int code =
+      occtune::isolation::serve(occtune::isolation::kWorkerFd, [](const std::string& selector) {
+        if (std::getenv("FAKE_WORKER_NO_GPU"))
+          occtune::fail(occtune::ExitCode::kRuntime,
+                        "no CUDA device is visible (fake); run `occtune plan --profile h100`");
+        return std::unique_ptr<occtune::MeasurementBackend>(new occtune::FakeBackend(selector));
+      });
   if (code != occtune::isolation::kWorkerDone) ::_exit(code);
   return code;
 }

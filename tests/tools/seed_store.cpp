@@ -1,25 +1,75 @@
 // occtune_seed: fills a database with synthetic complete runs through the Store API, for the
-// serve e2e test and scripts/loadtest-serve.sh (no GPU needed). Prints the first device's UUID.
-//   occtune_seed DB [DEVICES [SHAPES [FIRST]]]
-// FIRST numbers the first device (default 0), so separate calls can add distinct devices.
+// serve and Slurm fleet e2e tests and scripts/loadtest-serve.sh (no GPU needed).
+//   occtune_seed DB [DEVICES [SHAPES [FIRST]]]    H100-like devices numbered from FIRST
+//                                                 (default 0); prints the first UUID
+//   occtune_seed DB --uuid UUID [--profile NAME] [--best-ms MS] SHAPE...
+//                    one device of a profile's model (configs/profiles; default H100-like)
 #include "tests/support/seed_store.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
+#include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/shape.hpp"
 #include "db/store.hpp"
 
-int main(int argc, char** argv) {
-  if (argc < 2 || argc > 5) {
-    std::fprintf(stderr, "usage: occtune_seed DB [DEVICES [SHAPES [FIRST]]]\n");
-    return 2;
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: occtune_seed DB [DEVICES [SHAPES [FIRST]]]\n"
+               "       occtune_seed DB --uuid UUID [--profile NAME] [--best-ms MS] SHAPE...\n");
+  return 2;
+}
+
+// The second form: a fleet node of a given model that tuned the given shapes with this build.
+int seed_one_device(const std::string& db, int argc, char** argv) {
+  std::string uuid, profile;
+  double best_ms = 0.1;
+  std::vector<occtune::Shape> shapes;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--uuid" && has_value) {
+      uuid = argv[++i];
+    } else if (arg == "--profile" && has_value) {
+      profile = argv[++i];
+    } else if (arg == "--best-ms" && has_value) {
+      best_ms = std::atof(argv[++i]);
+    } else if (arg.rfind("--", 0) == 0) {
+      return usage();
+    } else {
+      shapes.push_back(occtune::parse_shape(arg));
+    }
   }
-  const int devices = argc > 2 ? std::atoi(argv[2]) : 4;
-  const int shapes = argc > 3 ? std::atoi(argv[3]) : 8;
-  const int first_index = argc > 4 ? std::atoi(argv[4]) : 0;
+  if (uuid.empty() || shapes.empty() || best_ms <= 0) return usage();
+  auto store = occtune::db::Store::open(db);
+  occtune::DeviceInfo device = occtune::testing::seed_device(uuid);
+  if (!profile.empty()) {
+    // The model's published limits, as a GPU of that model would report them.
+    device = occtune::load_device_profile(profile);
+    device.uuid = uuid;
+    device.source = "runtime";
+    device.driver_version = device.runtime_version = 13000;
+  }
+  for (const auto& shape : shapes) occtune::testing::seed_run(store, device, shape, best_ms);
+  std::printf("%s\n", uuid.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
   try {
+    if (argc > 2 && std::string(argv[2]) == "--uuid") return seed_one_device(argv[1], argc, argv);
+    if (argc > 5) return usage();
+    const int devices = argc > 2 ? std::atoi(argv[2]) : 4;
+    const int shapes = argc > 3 ? std::atoi(argv[3]) : 8;
+    const int first_index = argc > 4 ? std::atoi(argv[4]) : 0;
     auto store = occtune::db::Store::open(argv[1]);
     std::string first;
     for (int d = first_index; d < first_index + devices; ++d) {

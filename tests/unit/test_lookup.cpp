@@ -138,6 +138,27 @@ TEST_F(Lookup, WithoutAFamilyTheFastestFamilyOfTheEarliestStepAnswers) {
   EXPECT_EQ(r.entry->run.key.kernel, "naive");
 }
 
+TEST_F(Lookup, SameModelSaysWhenBoardsOfTheModelDisagreeBeyondTheirNoise) {
+  constexpr const char* kD = "GPU-dddddddd-0000-4000-8000-000000000004";
+  seed_run(*store_, seed_device(kD), k2048, 3.0);  // kB measured 2.0 ms, intervals +-2%
+  auto r = db::lookup(*store_, key(k2048));
+  ASSERT_EQ(r.answered_by, LookupStep::kSameModel);
+  const std::string& detail = r.steps[1].detail;
+  EXPECT_NE(detail.find("the 2 boards of this model that measured it disagree beyond their noise"),
+            std::string::npos)
+      << detail;
+  EXPECT_NE(detail.find(std::string("fastest ") + kB), std::string::npos) << detail;
+  EXPECT_NE(detail.find(std::string("slowest ") + kD), std::string::npos) << detail;
+
+  // Boards within each other's noise say nothing more.
+  const Shape k512{512, 512, 512};
+  seed_run(*store_, seed_device(kB), k512, 1.0);
+  seed_run(*store_, seed_device(kD), k512, 1.001);
+  r = db::lookup(*store_, key(k512));
+  ASSERT_EQ(r.answered_by, LookupStep::kSameModel);
+  EXPECT_EQ(r.steps[1].detail.find("disagree"), std::string::npos) << r.steps[1].detail;
+}
+
 TEST_F(Lookup, AnotherDriverOfTheSameGpuIsTheSameModelNotExact) {
   auto k = key(k1024);
   k.driver_version = 13010;
