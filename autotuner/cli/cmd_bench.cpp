@@ -19,6 +19,7 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/report_file.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/tuner.hpp"
@@ -47,6 +48,7 @@ struct BenchOptions {
   std::string format = "table";
   bool quiet = false;
   bool no_isolation = false;
+  std::string report;  // --report FILE
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -262,6 +264,11 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
     if (!drift.empty()) std::cout << "\ncuBLAS reference sets more than 5% apart:\n";
     for (auto& line : drift) std::cout << line << '\n';
   }
+  // Written before the throwaway store is removed; the path goes where it cannot break JSON.
+  if (!o.report.empty() && !outcome.shapes.empty()) {
+    const std::string path = write_report(*store, device.uuid, o.report);
+    (format == Format::kJson ? std::cerr : std::cout) << "report: " << path << '\n';
+  }
   if (outcome.context_lost)
     fail(ExitCode::kRuntime,
          "a candidate left the CUDA context unusable; the bench stopped. "
@@ -289,6 +296,8 @@ void add_bench_command(CLI::App& app, Context& ctx, Action& action) {
                   "keep the measurements in this database (default: a temporary "
                   "one, removed afterwards)");
   cmd->add_option("--format", o->format, "table or json");
+  cmd->add_option("--report", o->report,
+                  "also write the HTML report of the bench's results here and print its path");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "measure in this process instead of a worker (debugging)");

@@ -16,6 +16,7 @@
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
@@ -39,6 +40,7 @@ struct TuneOptions {
   bool no_isolation = false;
   double candidate_timeout = 0;  // 0: not given (env, config or the default decide)
   bool force = false;
+  std::string report;  // --report FILE
   // Protocol and search flags: each applied over the config only when given.
   std::vector<std::function<void(JobConfig&)>> overrides;
 };
@@ -212,6 +214,12 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
                                            {"shapes", shape_docs}})
                      .dump(2)
               << '\n';
+  // The report covers what the store holds for this device, this run included; its path goes
+  // to stdout with a table and to stderr with a machine format, so stdout stays parseable.
+  if (!o.report.empty() && !outcome.shapes.empty()) {
+    const std::string path = write_report(store, device.uuid, o.report);
+    (format == Format::kTable ? std::cout : std::cerr) << "report: " << path << '\n';
+  }
   if (outcome.context_lost)
     fail(ExitCode::kRuntime,
          "a candidate left the CUDA context unusable (recorded as 'crashed'); "
@@ -258,6 +266,8 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "seconds one launch of a candidate may run in the worker before it is recorded "
                   "as timeout and the worker replaced (env OCCTUNE_CANDIDATE_TIMEOUT; default 10)")
       ->check(CLI::Range(0.001, kMaxCandidateTimeoutS));
+  cmd->add_option("--report", o->report,
+                  "also write the HTML report of this device's results here and print its path");
   cmd->add_flag("--force", o->force,
                 "measure again candidates the database already has under the same key and "
                 "protocol");

@@ -1,0 +1,15 @@
+// Writing the HTML report from a store, shared by `occtune report` and `tune`/`bench --report`.
+#pragma once
+
+#include <string>
+
+#include "db/store.hpp"
+
+namespace occtune::cli {
+
+// Gathers the report of `device_selector` (empty: every device) and writes it atomically to
+// `path`; returns the absolute path written.
+std::string write_report(db::Store& store, const std::string& device_selector,
+                         const std::string& path);
+
+}  // namespace occtune::cli
