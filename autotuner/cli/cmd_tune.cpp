@@ -16,6 +16,7 @@
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
@@ -41,6 +42,8 @@ struct TuneOptions {
   double candidate_timeout = 0;  // 0: not given (env, config or the default decide)
   bool force = false;
   std::string report;  // --report FILE
+  std::string output;  // --output FILE
+  bool wide = false;
   // Protocol and search flags: each applied over the config only when given.
   std::vector<std::function<void(JobConfig&)>> overrides;
 };
@@ -165,8 +168,10 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   request.argv = ctx.argv;
   request.tool_version = OCCTUNE_VERSION;
   request.build_id = std::string(kernels::kernel_build_id());
+  OutputTarget target(o.output);
+  std::ostream& out = target.stream();
   if (format == Format::kTable)
-    std::cout << fmt::format(
+    out << fmt::format(
         "occtune {} on GPU {} {} ({}), kernel build {}, db {}\n"
         "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
         "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
@@ -176,7 +181,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
         job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
         job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100,
         request.reference_clock_mhz);
-  if (format == Format::kCsv) print_csv_header(std::cout);
+  if (format == Format::kCsv) print_csv_header(out);
 
   Progress progress(o.quiet);
   nlohmann::json shape_docs = nlohmann::json::array();
@@ -184,8 +189,8 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   events.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   events.on_shape = [&](const ShapeResult& result) {
     progress.finish();
-    if (format == Format::kTable) print_shape_table(std::cout, result);
-    if (format == Format::kCsv) print_csv_rows(std::cout, device, result);
+    if (format == Format::kTable) print_shape_table(out, result, o.wide);
+    if (format == Format::kCsv) print_csv_rows(out, device, result);
     if (format == Format::kJson) shape_docs.push_back(shape_json(result));
   };
 
@@ -195,13 +200,15 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   std::signal(SIGINT, previous);
   progress.finish();
 
-  if (format == Format::kTable)
-    std::cout << fmt::format(
+  if (format == Format::kTable) {
+    out << fmt::format(
         "tuning wall time: {:.3f} s ({} shape{}; planning, buffers, "
-        "reference and every race; process start excluded)\n",
+        "reference and every race; process start excluded)\n\n",
         outcome.wall_s, outcome.shapes.size(), outcome.shapes.size() == 1 ? "" : "s");
+    if (!outcome.shapes.empty()) print_summary(out, outcome.shapes);
+  }
   if (format == Format::kJson)
-    std::cout << output::document("tune", {{"device", output::to_json(device)},
+    out << output::document("tune", {{"device", output::to_json(device)},
                                            {"build_id", request.build_id},
                                            {"policy", output::to_json(job.policy)},
                                            {"search", search_json(job.search)},
@@ -218,8 +225,10 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   // to stdout with a table and to stderr with a machine format, so stdout stays parseable.
   if (!o.report.empty() && !outcome.shapes.empty()) {
     const std::string path = write_report(store, device.uuid, o.report);
-    (format == Format::kTable ? std::cout : std::cerr) << "report: " << path << '\n';
+    (format == Format::kTable ? out : std::cerr) << "report: " << path << '\n';
   }
+  target.commit();
+  if (target.to_file()) spdlog::info("wrote {}", o.output);
   if (outcome.context_lost)
     fail(ExitCode::kRuntime,
          "a candidate left the CUDA context unusable (recorded as 'crashed'); "
@@ -257,6 +266,11 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "database path (env OCCTUNE_DB; default "
                   "$XDG_CACHE_HOME/occtune/occtune.db)");
   cmd->add_option("--format", o->format, "table, json or csv");
+  cmd->add_option("--output", o->output,
+                  "write the table, JSON or CSV to this file instead of stdout (atomically, when "
+                  "the tune ends)");
+  cmd->add_flag("--wide", o->wide,
+                "table: every column (smem, limiter, waves, quartiles, count, noise, error)");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width the occupancy walk goes to")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
