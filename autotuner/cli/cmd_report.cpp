@@ -1,4 +1,4 @@
-// occtune report: one self-contained HTML file of what the store holds (docs/report.md): per
+// occtune report: one self-contained HTML file of what the store holds (README "The report"): per
 // device and shape the occupancy-versus-time chart of every candidate, the textbook pick and the
 // winner, tuned/cuBLAS and the share of the FMA limit, history with check verdicts, provenance.
 // Reads the store only; needs no GPU.
