@@ -74,7 +74,7 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 }
 
 int run_check_command(const CheckOptions& o, const Context& ctx) {
-  parse_format(o.gate.format, false);  // bad input fails before any GPU work
+  parse_format(o.gate.format);  // bad input fails before any GPU work
   JobConfig job = select_job(o.config, o.kernels, o.shapes, "check");
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));

@@ -10,7 +10,9 @@
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/text_table.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/gate_fixtures.hpp"
 #include "tests/support/run_cli.hpp"
+#include "tests/support/seed_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace occtune {
@@ -119,6 +121,44 @@ TEST(Csv, PlanCsvThroughTheCliWithOutputFile) {
   EXPECT_EQ(rows[1][1], "1000x1000x1000");
   EXPECT_EQ(rows[1][2], "regblocked");
   EXPECT_NE(rows[1][6].get<std::string>().find(','), std::string::npos);  // params, one field
+}
+
+TEST(Csv, CompareAndQueryCsvReadBack) {
+  TempDir dir;
+  const auto db_path = (dir.path / "s.db").string();
+  std::mt19937_64 rng(5);
+  {
+    auto store = db::Store::open(db_path);
+    testing::add_tuning_run(store, testing::gate_device(), {1024, 1024, 1024},
+                            {{32, 0.26}, {16, 0.29}}, rng, testing::NoiseModel{});
+  }
+  const auto exported = (dir.path / "e.json").string();
+  ASSERT_EQ(testing::run_cli("export --db " + db_path + " --out " + exported).code, 0);
+  const auto gate_file = dir.path / "gate.csv";
+  auto r = testing::run_cli("compare " + exported + " " + exported + " --format csv --output " +
+                            gate_file.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  auto rows = read_with_python(gate_file);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][2], "verdict");
+  EXPECT_EQ(rows[1][2], "SAME");
+  EXPECT_EQ(rows[1].size(), rows[0].size());
+
+  // query: the cached winner of a seeded run, found by UUID (no GPU).
+  {
+    auto store = db::Store::open(db_path);
+    testing::seed_run(store, testing::seed_device("GPU-77777777"), {512, 512, 512}, 0.2);
+  }
+  const auto query_file = dir.path / "query.csv";
+  r = testing::run_cli("query --db " + db_path + " --device GPU-77777777 --shape 512x512x512 "
+                       "--format csv --output " + query_file.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rows = read_with_python(query_file);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1][3], "tile=16");
+  EXPECT_EQ(std::stod(rows[1][7].get<std::string>()), 0.2);
+  EXPECT_EQ(rows[1][14], "1");
 }
 
 TEST(TextTable, DisplayColumnsRightAlignedNumbersAndWideColumns) {
