@@ -216,7 +216,8 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
         families[k.kernel] =
             k.winner >= 0
                 ? nlohmann::json{{"params",
-                                  k.measurements[size_t(k.winner)].candidate.variant->label()},
+                                  output::params_json(
+                                      k.measurements[size_t(k.winner)].candidate.variant->label())},
                                  {"median_ms",
                                   k.measurements[size_t(k.winner)].timing.summary.median},
                                  {"ratio_to_cublas", ratio(r, &k.measurements[size_t(k.winner)])}}
@@ -229,7 +230,8 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
                                    ? nlohmann::json(r.cublas_after.summary.median)
                                    : nlohmann::json(nullptr)},
            {"best_kernel", b.kernel ? nlohmann::json(b.kernel->kernel) : nullptr},
-           {"best_params", b.m ? nlohmann::json(b.m->candidate.variant->label()) : nullptr},
+           {"best_params",
+            b.m ? output::params_json(b.m->candidate.variant->label()) : nlohmann::json(nullptr)},
            {"best_ms", b.m ? nlohmann::json(b.m->timing.summary.median) : nullptr},
            {"ratio_to_cublas", ratio(r, b.m)},
            {"families", families}});

@@ -8,6 +8,7 @@
 
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/output/csv.hpp"
+#include "autotuner/output/json_output.hpp"
 #include "autotuner/output/text_table.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/gate_fixtures.hpp"
@@ -159,6 +160,35 @@ TEST(Csv, CompareAndQueryCsvReadBack) {
   EXPECT_EQ(rows[1][3], "tile=16");
   EXPECT_EQ(std::stod(rows[1][7].get<std::string>()), 0.2);
   EXPECT_EQ(rows[1][14], "1");
+}
+
+// One shape per field (JSON schema_version 2): params an object of name -> integer wherever it
+// appears, absent values null, device limits named as in device profiles.
+TEST(JsonShape, ParamsObjectNullsAndDeviceNames) {
+  TempDir dir;
+  const auto db_path = (dir.path / "j.db").string();
+  {
+    auto store = db::Store::open(db_path);
+    testing::seed_run(store, testing::seed_device("GPU-88888888"), {256, 256, 256}, 0.1);
+  }
+  auto r = testing::run_cli("query --db " + db_path +
+                            " --device GPU-88888888 --shape 256x256x256 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto q = nlohmann::json::parse(r.out);
+  EXPECT_EQ(q.at("schema_version"), 2);
+  EXPECT_EQ(q.at("best").at("params"), (nlohmann::json{{"tile", 16}}));
+  EXPECT_EQ(q.at("config").at("params"), (nlohmann::json{{"tile", 16}}));
+  r = testing::run_cli("plan --profile h100 --kernel regblocked --shape 512x512x512 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto p = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(p.at("device").contains("max_grid_x"));
+  EXPECT_FALSE(p.at("device").contains("max_grid"));
+  const auto& c = p.at("plans").at(0).at("candidates").at(0);
+  EXPECT_TRUE(c.at("params").is_object());
+  EXPECT_TRUE(c.at("tile").is_null());  // register blocking has no square tile
+  EXPECT_EQ(output::params_json("bm=64,bn=32"), (nlohmann::json{{"bm", 64}, {"bn", 32}}));
+  EXPECT_EQ(output::params_json(""), nlohmann::json::object());
+  EXPECT_TRUE(output::rel_error_json(-1).is_null());
 }
 
 TEST(TextTable, DisplayColumnsRightAlignedNumbersAndWideColumns) {
