@@ -61,6 +61,17 @@ void legend_entry(Svg& svg, double y, const std::string& family, const std::stri
   svg.text(kPlotRight + 44, y, label, "legend");
 }
 
+// The legend's first block, right of the plot from `y` down; returns the y after it.
+double family_legend(Svg& svg, double y, const std::vector<std::string>& families) {
+  svg.text(kPlotRight + 22, y, "kernel family", "legend-title");
+  y += 22;
+  for (auto& f : families) {
+    legend_entry(svg, y, f, f);
+    y += 21;
+  }
+  return y;
+}
+
 // A family's offset along x in percentage points, so families at the same occupancy stay apart.
 double family_offset(const std::vector<std::string>& families, const std::string& f) {
   const auto i = double(std::find(families.begin(), families.end(), f) - families.begin());
@@ -221,15 +232,7 @@ std::string scatter_chart(const ShapeView& s) {
     mark(s.textbook, "textbook occupancy pick", "textbook-mark", 10, "4 3", -22);
   }
 
-  // Legend.
-  double ly = plot_top + 4;
-  svg.text(kPlotRight + 22, ly, "kernel family", "legend-title");
-  ly += 22;
-  for (auto& f : families) {
-    legend_entry(svg, ly, f, f);
-    ly += 21;
-  }
-  ly += 10;
+  double ly = family_legend(svg, plot_top + 4, families) + 10;
   svg.marker(Marker::kCircle, kPlotRight + 30, ly - 4, 20, paint("#000", 2.2),
              "measured winner");
   svg.text(kPlotRight + 48, ly, "measured winner", "legend");
@@ -378,14 +381,7 @@ std::string history_chart(const std::vector<const KeyHistory*>& keys, const Shap
              plot_bottom - 6, p.verdict.empty() ? "?" : p.verdict, "verdict-label bad", "middle");
   }
 
-  double ly = top + 4;
-  svg.text(kPlotRight + 22, ly, "kernel family", "legend-title");
-  ly += 22;
-  for (auto& f : families) {
-    legend_entry(svg, ly, f, f);
-    ly += 21;
-  }
-  ly += 8;
+  double ly = family_legend(svg, top + 4, families) + 8;
   svg.marker(Marker::kCircle, kPlotRight + 30, ly - 4, kMarker,
              paint("#000", 0.8, "#777"), "tune run");
   svg.text(kPlotRight + 44, ly, "tune: the winner", "legend");
