@@ -109,7 +109,7 @@ void shape_summary(std::string& out, const ShapeView& s, const DeviceInfo& d) {
   out += "<table class=\"summary\"><tr><th>family</th><th>winner config</th>"
          "<th class=\"num\">threads</th><th class=\"num\">occupancy</th>"
          "<th class=\"num\">median ms</th><th class=\"num\">TFLOP/s</th>"
-         "<th class=\"num\">tuned/cuBLAS</th><th class=\"num\">FMA limit</th>"
+         "<th class=\"num\">tuned/cuBLAS</th><th class=\"num\">of FMA limit</th>"
          "<th class=\"num\">timed / failed</th><th class=\"num\">run</th></tr>\n";
   auto share = [&](double v) {
     return v > 0 && peak > 0 ? fmt::format("{:.0f}%", s.shape.flops() / (v * 1e-3) / peak * 100)
