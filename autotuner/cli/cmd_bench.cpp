@@ -141,6 +141,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   else
     for (auto& s : o.shapes) job.shapes.push_back(parse_shape(s));
 
+  if (!o.report.empty()) check_report_path(o.report);
   // A throwaway store unless one is given: the bench measures afresh every time.
   namespace fs = std::filesystem;
   const bool throwaway = o.db.empty();

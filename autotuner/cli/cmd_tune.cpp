@@ -153,6 +153,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   const BackendOptions backend_options =
       resolve_backend_options(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""),
                               !o.no_isolation, o.candidate_timeout, job.candidate_timeout_s);
+  if (!o.report.empty()) check_report_path(o.report);
   auto store = db::Store::open(db_path);
   auto backend = make_backend(backend_options);
   const DeviceInfo& device = backend->device();

@@ -9,6 +9,10 @@ namespace occtune::cli {
 
 // Gathers the report of `device_selector` (empty: every device) and writes it atomically to
 // `path`; returns the absolute path written.
+// Before any GPU work: Error(kUsage) when the report could not be written there (its directory
+// does not exist or is not a directory), so a long tune never ends on a typo.
+void check_report_path(const std::string& path);
+
 std::string write_report(db::Store& store, const std::string& device_selector,
                          const std::string& path);
 

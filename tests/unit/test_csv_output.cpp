@@ -191,6 +191,53 @@ TEST(JsonShape, ParamsObjectNullsAndDeviceNames) {
   EXPECT_TRUE(output::rel_error_json(-1).is_null());
 }
 
+// tune's closing summary: the winner across families and where the textbook pick landed.
+TEST(TuneSummary, NamesTheWinnerAndTheTextbookPicksRank) {
+  ShapeResult r;
+  r.shape = {1024, 1024, 1024};
+  r.cublas.samples_ms = {0.04, 0.04};
+  r.cublas.summary = summarize(r.cublas.samples_ms);
+  auto measured = [&](const kernels::VariantInfo* v, double ms) {
+    Measurement m;
+    m.candidate.variant = v;
+    m.candidate.threads = v->threads();
+    m.candidate.occupancy = 1.0;
+    m.timing.samples_ms = {ms, ms};
+    m.timing.summary = summarize(m.timing.samples_ms);
+    return m;
+  };
+  KernelResult tiled;
+  tiled.kernel = "tiled_dynamic";
+  auto textbook = measured(kernels::find_tile_variant("tiled_dynamic", 32), 0.32);
+  textbook.candidate.origin = "occupancy-api";
+  textbook.candidate.step = 1;
+  tiled.measurements = {textbook, measured(kernels::find_tile_variant("tiled_dynamic", 16), 0.2)};
+  tiled.winner = 1;
+  KernelResult reg;
+  reg.kernel = "regblocked";
+  reg.measurements = {measured(kernels::variants_of("regblocked")[0], 0.05)};
+  reg.winner = 0;
+  r.kernels = {tiled, reg};
+  std::ostringstream out;
+  cli::print_summary(out, {r});
+  const std::string text = out.str();
+  EXPECT_NE(text.find("regblocked"), std::string::npos) << text;
+  EXPECT_NE(text.find(kernels::variants_of("regblocked")[0]->label()), std::string::npos) << text;
+  EXPECT_NE(text.find("0.800x"), std::string::npos) << text;  // 0.04 / 0.05
+  EXPECT_NE(text.find("tile=32 (1024 thr, 100%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("6.40x"), std::string::npos) << text;   // 0.32 / 0.05
+  EXPECT_NE(text.find("3 of 3"), std::string::npos) << text;  // the slowest of three
+}
+
+TEST(TuneSummary, ReportPathIsCheckedBeforeAnyGpuWork) {
+  // No GPU here: a bad --report must be a usage error (2), not the no-GPU runtime error (4).
+  auto r = testing::run_cli("tune --shape 64x64x64 --report /nonexistent-dir/r.html");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent-dir/r.html"), std::string::npos) << r.err;
+  r = testing::run_cli("bench --shape 64x64x64 --report /tmp");
+  EXPECT_EQ(r.code, 2) << r.err;
+}
+
 TEST(TextTable, DisplayColumnsRightAlignedNumbersAndWideColumns) {
   EXPECT_EQ(output::display_width("0.95×"), 5u);
   EXPECT_EQ(output::display_width("漢字"), 4u);
