@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/engine/check_record.hpp"
 #include "autotuner/report/charts.hpp"
 #include "autotuner/report/html_page.hpp"
 #include "autotuner/report/report_data.hpp"
@@ -197,6 +198,65 @@ TEST(CheckHistory, RoundTripKeepsAbsentValuesAbsent) {
   EXPECT_FALSE(back[0].keys[1].p_value.has_value());
   // The check history never touches what the cache serves.
   EXPECT_TRUE(store.runs().empty());
+}
+
+// What `check` hands the store: the gate's verdicts with both sides summarised; a key without a
+// baseline keeps its medians absent.
+TEST(CheckHistory, RecordOfAGateReport) {
+  gate::GateReport report;
+  report.kind = "check";
+  report.build_id = "b1";
+  report.options.policy.threshold = 0.05;
+  gate::KeyVerdict judged;
+  judged.kernel = "tiled_dynamic";
+  judged.shape = {64, 64, 64};
+  judged.verdict = Verdict::kSlow;
+  judged.reason = "slower";
+  gate::Side base;
+  base.run_id = 7;
+  base.build_id = "b0";
+  base.config = "tile=16";
+  base.threads = 256;
+  base.samples_ms = {1.0, 1.0, 1.0};
+  base.summary = summarize(base.samples_ms);
+  gate::Side now = base;
+  now.run_id = 0;
+  now.samples_ms = {1.2, 1.2, 1.2};
+  now.summary = summarize(now.samples_ms);
+  now.rel_error = 1e-7;
+  judged.baseline = base;
+  judged.current = now;
+  judged.comparison = compare_samples(base.samples_ms, now.samples_ms, {});
+  gate::KeyVerdict missing;
+  missing.kernel = "naive";
+  missing.shape = {64, 64, 64};
+  missing.verdict = Verdict::kMissing;
+  missing.reason = "no baseline";
+  report.keys = {judged, missing};
+
+  const DeviceInfo device = testing::seed_device("GPU-abc");
+  const db::CheckRecord r = gate::check_record(report, device, "9.9", {"occtune", "check"});
+  EXPECT_EQ(r.device_uuid, "GPU-abc");
+  EXPECT_EQ(r.build_id, "b1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.argv_json, R"(["occtune","check"])");
+  ASSERT_EQ(r.keys.size(), 2u);
+  const auto& k = r.keys[0];
+  EXPECT_EQ(k.verdict, "SLOW");
+  EXPECT_EQ(k.launched_kernel, "tiled_dynamic");
+  EXPECT_EQ(k.config, "tile=16");
+  EXPECT_EQ(k.baseline_run_id, 7);
+  EXPECT_DOUBLE_EQ(*k.baseline_median_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*k.current_median_ms, 1.2);
+  EXPECT_NEAR(*k.ratio, 1.2, 1e-12);
+  EXPECT_TRUE(k.p_value.has_value());
+  EXPECT_DOUBLE_EQ(*k.current_rel_error, 1e-7);
+  const auto& m = r.keys[1];
+  EXPECT_EQ(m.verdict, "MISSING");
+  EXPECT_FALSE(m.config.has_value());
+  EXPECT_FALSE(m.baseline_median_ms.has_value());
+  EXPECT_FALSE(m.current_median_ms.has_value());
+  EXPECT_FALSE(m.ratio.has_value());
 }
 
 TEST_F(Report, CliWritesTheFileAndPrintsItsPath) {
