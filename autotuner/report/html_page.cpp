@@ -301,8 +301,8 @@ std::string render_html(const ReportData& data) {
          "its measured median time. The textbook method takes the occupancy API's answer; "
          "occtune measures every candidate and keeps the fastest correct one. Candidates that "
          "produced a wrong result, crashed, timed out or could not run are drawn hollow on a "
-         "band above the plot. Families at the same occupancy are spread by up to 2 percentage "
-         "points so that they stay visible. Hover over a point for its numbers.</p>\n";
+         "band above the plot. Families at the same occupancy are spread by at most 2.1 "
+         "percentage points so that they stay visible. Hover over a point for its numbers.</p>\n";
   out += "<nav><ul>\n";
   for (auto& v : data.devices)
     for (auto& s : v.shapes)
