@@ -1,4 +1,4 @@
-// Schema versions 1 to 3 and the migration mechanism: an ordered list of steps, each taking the
+// Schema versions 1 to 4 and the migration mechanism: an ordered list of steps, each taking the
 // file from version v to v+1, all applied in one transaction so a file is never left
 // half-migrated. Creating a fresh file is simply the step from version 0.
 #include "db/schema.hpp"
@@ -133,15 +133,71 @@ ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;
 CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
 )sql";
 
+// Version 4: the history of `occtune check` (issue #15). A check never writes runs or
+// measurements (that would change what the cache serves); it records here what it judged, one
+// row per check and one per key, so the report can show verdicts over time. Absent values
+// (a key without a baseline, a side that failed) are NULL.
+constexpr const char* kAddCheckHistoryV4 = R"sql(
+CREATE TABLE checks (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
+  recorded_at      TEXT NOT NULL,
+  device_uuid      TEXT NOT NULL,
+  device_name      TEXT NOT NULL,
+  platform         TEXT NOT NULL,
+  build_id         TEXT NOT NULL,
+  tool_version     TEXT NOT NULL,
+  argv_json        TEXT NOT NULL,
+  threshold        REAL NOT NULL,
+  strict           INTEGER NOT NULL,
+  exit_code        INTEGER NOT NULL
+);
+CREATE INDEX checks_by_device ON checks (device_uuid, recorded_at);
+
+CREATE TABLE check_keys (
+  id                  INTEGER PRIMARY KEY,
+  check_id            INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,
+  kernel              TEXT NOT NULL,
+  dtype               TEXT NOT NULL,
+  m                   INTEGER NOT NULL,
+  n                   INTEGER NOT NULL,
+  k                   INTEGER NOT NULL,
+  launched_kernel     TEXT NOT NULL,
+  verdict             TEXT NOT NULL,
+  reason              TEXT NOT NULL,
+  config              TEXT,
+  threads             INTEGER,
+  baseline_run_id     INTEGER,
+  baseline_build_id   TEXT,
+  baseline_count      INTEGER,
+  baseline_median_ms  REAL,
+  baseline_low_ms     REAL,
+  baseline_high_ms    REAL,
+  current_outcome     TEXT,
+  current_rel_error   REAL,
+  current_count       INTEGER,
+  current_min_ms      REAL,
+  current_q1_ms       REAL,
+  current_median_ms   REAL,
+  current_q3_ms       REAL,
+  current_max_ms      REAL,
+  current_low_ms      REAL,
+  current_high_ms     REAL,
+  ratio               REAL,
+  p_value             REAL
+);
+CREATE INDEX check_keys_by_check ON check_keys (check_id);
+)sql";
+
 struct Migration {
   int from;  // the step takes the file from `from` to `from + 1`
   void (*apply)(SQLite::Database&);
 };
 
-constexpr std::array<Migration, 3> kMigrations = {{
+constexpr std::array<Migration, 4> kMigrations = {{
     {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
     {1, [](SQLite::Database& db) { db.exec(kAddProvenanceV2); }},
     {2, [](SQLite::Database& db) { db.exec(kAddRunOwnerV3); }},
+    {3, [](SQLite::Database& db) { db.exec(kAddCheckHistoryV4); }},
 }};
 constexpr bool steps_are_contiguous() {
   for (std::size_t i = 0; i < kMigrations.size(); ++i)

@@ -13,6 +13,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
+#include "db/check_history.hpp"
 
 namespace SQLite {
 class Database;
@@ -20,7 +21,7 @@ class Database;
 
 namespace occtune::db {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int kApplicationId = 0x4F43544E;  // "OCTN"
 
 // The complete cache key (design.md 1.2): a mismatch in any field is a miss.
@@ -74,6 +75,7 @@ struct StoredMeasurement {
   double occupancy = 0;
   std::string limiter;
   std::string origin;
+  int step = 0;              // 1 = the textbook occupancy answer (origin "occupancy-api")
   std::int64_t grid_x = 0, grid_y = 0;
   double waves = 0;
   std::string outcome;       // Outcome text
@@ -184,6 +186,11 @@ class Store {
                                                        const std::string& strategy);
   std::vector<StoredRun> runs();          // newest first
   std::vector<DeviceInfo> devices();      // distinct device records, newest first
+  // The history of `occtune check` (schema 4). record_check writes one check with its keys in
+  // one transaction and returns its id; checks() reads them oldest first, all devices (empty
+  // uuid) or one.
+  std::int64_t record_check(const CheckRecord& check);
+  std::vector<CheckRecord> checks(const std::string& device_uuid = {});
   // The newest device record with this UUID (query by UUID reads only the database).
   std::optional<DeviceInfo> device_by_uuid(const std::string& uuid);
   // Keys whose shape and kernel (any kernel when key.kernel is empty) match but whose other

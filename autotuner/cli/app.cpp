@@ -50,6 +50,7 @@ int run(int argc, char** argv) {
   add_compare_command(app, ctx, action);
   add_export_command(app, ctx, action);
   add_import_command(app, ctx, action);
+  add_report_command(app, ctx, action);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     std::string names;

@@ -19,9 +19,13 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/output_target.hpp"
+#include "autotuner/cli/report_file.hpp"
+#include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/tuner.hpp"
+#include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/text_table.hpp"
@@ -47,26 +51,42 @@ struct BenchOptions {
   std::string format = "table";
   bool quiet = false;
   bool no_isolation = false;
+  std::string report;  // --report FILE
+  std::string output;  // --output FILE
 };
+
+// One record per shape, raw numbers (empty when absent), and each family's ratio.
+void print_bench_csv(std::ostream& out, const std::vector<ShapeResult>& results,
+                     const std::vector<std::string>& kernels) {
+  std::vector<std::string> header{"schema_version", "shape",     "cublas_ms", "best_kernel",
+                                  "best_params",    "threads",   "occupancy", "best_ms",
+                                  "tflops",         "ratio_to_cublas"};
+  for (auto& k : kernels) header.push_back("ratio_" + k);
+  output::write_csv_record(out, header);
+  auto g = [](double v) { return fmt::format("{:.9g}", v); };
+  for (auto& r : results) {
+    const ShapeBest b = best_of(r);
+    std::vector<std::string> row{std::to_string(output::kJsonSchemaVersion), r.shape.str(),
+                                 g(r.cublas_ms()), b.kernel ? b.kernel->kernel : "",
+                                 b.m ? b.m->candidate.variant->label() : "",
+                                 b.m ? std::to_string(b.m->candidate.threads) : "",
+                                 b.m ? g(b.m->candidate.occupancy) : "",
+                                 b.m ? g(b.m->timing.summary.median) : "",
+                                 b.m ? g(r.shape.flops() / (b.m->timing.summary.median * 1e9)) : "",
+                                 b.m ? g(r.cublas_ms() / b.m->timing.summary.median) : ""};
+    for (auto& name : kernels) {
+      std::string cell;
+      for (auto& k : r.kernels)
+        if (k.kernel == name && k.winner >= 0)
+          cell = g(r.cublas_ms() / k.measurements[size_t(k.winner)].timing.summary.median);
+      row.push_back(cell);
+    }
+    output::write_csv_record(out, row);
+  }
+}
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_bench_sigint(int) { g_interrupted = true; }
-
-// The best `ok` measurement of a shape across families (the engine's winner of each family).
-struct Best {
-  const KernelResult* kernel = nullptr;
-  const Measurement* m = nullptr;
-};
-
-Best best_of(const ShapeResult& r) {
-  Best best;
-  for (auto& k : r.kernels) {
-    if (k.winner < 0) continue;
-    auto& m = k.measurements[size_t(k.winner)];
-    if (!best.m || m.timing.summary.median < best.m->timing.summary.median) best = {&k, &m};
-  }
-  return best;
-}
 
 double ratio(const ShapeResult& r, const Measurement* m) {
   return m && m->timing.summary.median > 0 ? r.cublas_ms() / m->timing.summary.median : 0.0;
@@ -107,7 +127,7 @@ std::vector<std::string> target_lines(const std::vector<ShapeResult>& results, d
 }
 
 int bench_command(const BenchOptions& o, const Context& ctx) {
-  const Format format = parse_format(o.format, false);
+  const Format format = parse_format(o.format);
   JobConfig job = load_job_config(o.config);
   job.kernels.clear();
   for (auto& k : o.kernels) validate_kernel_name(k);
@@ -121,6 +141,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   else
     for (auto& s : o.shapes) job.shapes.push_back(parse_shape(s));
 
+  if (!o.report.empty()) check_report_path(o.report);
   // A throwaway store unless one is given: the bench measures afresh every time.
   namespace fs = std::filesystem;
   const bool throwaway = o.db.empty();
@@ -163,7 +184,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   TuneEvents events;
   if (!o.quiet)
     events.on_shape = [](const ShapeResult& r) {
-      const Best b = best_of(r);
+      const ShapeBest b = best_of(r);
       std::cerr << fmt::format("occtune bench: {} done: {} {:.3f}x cuBLAS\n", r.shape.str(),
                                b.kernel ? b.kernel->kernel : "no result", ratio(r, b.m));
     };
@@ -183,16 +204,21 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   }
   const double geomean = counted ? std::exp(log_sum / counted) : 0.0;
 
-  if (format == Format::kJson) {
+  OutputTarget target(o.output);
+  std::ostream& out = target.stream();
+  if (format == Format::kCsv) {
+    print_bench_csv(out, outcome.shapes, job.kernels);
+  } else if (format == Format::kJson) {
     nlohmann::json shapes = nlohmann::json::array();
     for (auto& r : outcome.shapes) {
-      const Best b = best_of(r);
+      const ShapeBest b = best_of(r);
       nlohmann::json families = nlohmann::json::object();
       for (auto& k : r.kernels)
         families[k.kernel] =
             k.winner >= 0
                 ? nlohmann::json{{"params",
-                                  k.measurements[size_t(k.winner)].candidate.variant->label()},
+                                  output::params_json(
+                                      k.measurements[size_t(k.winner)].candidate.variant->label())},
                                  {"median_ms",
                                   k.measurements[size_t(k.winner)].timing.summary.median},
                                  {"ratio_to_cublas", ratio(r, &k.measurements[size_t(k.winner)])}}
@@ -205,12 +231,13 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
                                    ? nlohmann::json(r.cublas_after.summary.median)
                                    : nlohmann::json(nullptr)},
            {"best_kernel", b.kernel ? nlohmann::json(b.kernel->kernel) : nullptr},
-           {"best_params", b.m ? nlohmann::json(b.m->candidate.variant->label()) : nullptr},
+           {"best_params",
+            b.m ? output::params_json(b.m->candidate.variant->label()) : nlohmann::json(nullptr)},
            {"best_ms", b.m ? nlohmann::json(b.m->timing.summary.median) : nullptr},
            {"ratio_to_cublas", ratio(r, b.m)},
            {"families", families}});
     }
-    std::cout << output::document("bench", {{"device", output::to_json(device)},
+    out << output::document("bench", {{"device", output::to_json(device)},
                                             {"build_id", request.build_id},
                                             {"policy", output::to_json(job.policy)},
                                             {"shapes", shapes},
@@ -219,7 +246,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
                      .dump(2)
               << '\n';
   } else {
-    std::cout << fmt::format(
+    out << fmt::format(
         "occtune {} bench on GPU {} {} ({}), kernel build {}, fp32 (no TF32)\n\n", OCCTUNE_VERSION,
         device.index, device.name, device.uuid, request.build_id);
     std::vector<std::string> header{"shape",   "cuBLAS ms",   "TFLOP/s",   "best family",
@@ -232,7 +259,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
     }
     output::TextTable t(header, right);
     for (auto& r : outcome.shapes) {
-      const Best b = best_of(r);
+      const ShapeBest b = best_of(r);
       const double ref = r.cublas_ms();
       std::vector<std::string> row{
           r.shape.str(),
@@ -254,14 +281,20 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
       }
       t.add_row(row);
     }
-    t.print(std::cout);
-    std::cout << fmt::format("\ngeometric mean of tuned/cuBLAS over {} shapes: {:.3f}\n", counted,
+    t.print(out);
+    out << fmt::format("\ngeometric mean of tuned/cuBLAS over {} shapes: {:.3f}\n", counted,
                              geomean);
-    for (auto& line : target_lines(outcome.shapes, geomean)) std::cout << line << '\n';
+    for (auto& line : target_lines(outcome.shapes, geomean)) out << line << '\n';
     const auto drift = reference_drift_lines(outcome.shapes);
-    if (!drift.empty()) std::cout << "\ncuBLAS reference sets more than 5% apart:\n";
-    for (auto& line : drift) std::cout << line << '\n';
+    if (!drift.empty()) out << "\ncuBLAS reference sets more than 5% apart:\n";
+    for (auto& line : drift) out << line << '\n';
   }
+  // Written before the throwaway store is removed; the path goes where it cannot break JSON.
+  if (!o.report.empty() && !outcome.shapes.empty()) {
+    const std::string path = write_report(*store, device.uuid, o.report);
+    (format == Format::kTable ? out : std::cerr) << "report: " << path << '\n';
+  }
+  target.commit();
   if (outcome.context_lost)
     fail(ExitCode::kRuntime,
          "a candidate left the CUDA context unusable; the bench stopped. "
@@ -288,7 +321,10 @@ void add_bench_command(CLI::App& app, Context& ctx, Action& action) {
   cmd->add_option("--db", o->db,
                   "keep the measurements in this database (default: a temporary "
                   "one, removed afterwards)");
-  cmd->add_option("--format", o->format, "table or json");
+  cmd->add_option("--format", o->format, "table, json or csv");
+  cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
+  cmd->add_option("--report", o->report,
+                  "also write the HTML report of the bench's results here and print its path");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "measure in this process instead of a worker (debugging)");

@@ -1,7 +1,9 @@
 // occtune check: the regression gate on a GPU. For each key of a job it measures the cached
 // winner and its nearest runners-up again, re-verifies them against cuBLAS and judges them
-// against the stored baseline (docs/ci.md). Reads the store only.
+// against the stored baseline (docs/ci.md). Reads runs and measurements only; what it judged is
+// appended to the check history (schema 4), which the cache never serves from.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
+#include "autotuner/engine/check_record.hpp"
 #include "autotuner/engine/regression_check.hpp"
 #include "db/store.hpp"
 #include "kernels/kernel_manifest.hpp"
@@ -57,8 +60,21 @@ std::map<std::string, std::string> parse_overrides(const std::vector<std::string
   return out;
 }
 
-int run_check_command(const CheckOptions& o) {
-  parse_format(o.gate.format, false);  // bad input fails before any GPU work
+// Appends the check to the history through a second, read-write connection opened only now (the
+// GPU work is done): the check itself stays a reader, so it works on a read-only store, where
+// the history is skipped with a warning and the verdict and exit code stay the same.
+void record_history(const std::string& db_path, const gate::GateReport& report,
+                    const DeviceInfo& device, const Context& ctx) {
+  try {
+    auto writer = db::Store::open(db_path);
+    writer.record_check(gate::check_record(report, device, OCCTUNE_VERSION, ctx.argv));
+  } catch (const Error& e) {
+    spdlog::warn("the check history was not recorded ({}); the verdicts above stand", e.what());
+  }
+}
+
+int run_check_command(const CheckOptions& o, const Context& ctx) {
+  parse_format(o.gate.format);  // bad input fails before any GPU work
   JobConfig job = select_job(o.config, o.kernels, o.shapes, "check");
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
@@ -95,12 +111,14 @@ int run_check_command(const CheckOptions& o) {
     if (!o.quiet && tty) std::cerr << "\r\033[K" << std::flush;
   };
   const gate::GateReport report = gate::run_check(*backend, store, request, events);
-  return emit_gate_report(report, o.gate);
+  const int code = emit_gate_report(report, o.gate);
+  record_history(db_path, report, backend->device(), ctx);
+  return code;
 }
 
 }  // namespace
 
-void add_check_command(CLI::App& app, Context&, Action& action) {
+void add_check_command(CLI::App& app, Context& ctx, Action& action) {
   auto* cmd = app.add_subcommand(
       "check",
       "Regression gate on the GPU: measure the cached winners again and judge them "
@@ -122,7 +140,7 @@ void add_check_command(CLI::App& app, Context&, Action& action) {
   cmd->add_flag("--no-isolation", o->no_isolation,
                 "measure in this process instead of a worker (debugging)");
   add_gate_options(*cmd, o->gate);
-  cmd->callback([&action, o] { action = [o] { return run_check_command(*o); }; });
+  cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return run_check_command(*o, ctx); }; });
 }
 
 }  // namespace occtune::cli

@@ -23,7 +23,7 @@ struct CompareOptions {
 };
 
 int run_compare(const CompareOptions& o) {
-  parse_format(o.gate.format, false);
+  parse_format(o.gate.format);
   const gate::GateOptions options =
       resolve_gate_options(o.gate, CheckSettings{}.threshold, CheckSettings{}.runners_up);
   const auto base = db::read_export(read_export_file(o.base), o.base);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/plan_printer.hpp"
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/device_profile.hpp"
@@ -26,10 +27,11 @@ struct PlanOptions {
   std::vector<std::string> shapes;
   int min_tile = 0;
   std::string format = "table";
+  std::string output;
 };
 
 int run_plan(const PlanOptions& o) {
-  const Format format = parse_format(o.format, false);
+  const Format format = parse_format(o.format);
   if (o.device.empty() == o.profile.empty())
     fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
                            "(offline, e.g. --profile h100)");
@@ -49,6 +51,9 @@ int run_plan(const PlanOptions& o) {
     device = cuda::select_device(o.device);
     oracle = std::make_unique<cuda::RuntimeOccupancy>(device);
   }
+  OutputTarget target(o.output);
+  std::ostream& out = target.stream();
+  if (format == Format::kCsv) print_plan_csv_header(out);
   nlohmann::json plans = nlohmann::json::array();
   for (auto& shape : shapes) {
     for (auto& name : kernel_names) {
@@ -57,15 +62,18 @@ int run_plan(const PlanOptions& o) {
         auto j = output::to_json(plan);
         j["shape"] = shape.str();
         plans.push_back(j);
+      } else if (format == Format::kCsv) {
+        print_plan_csv(out, plan, shape);
       } else {
-        print_plan(std::cout, plan, device, shape);
+        print_plan(out, plan, device, shape);
       }
     }
   }
   if (format == Format::kJson)
-    std::cout << output::document("plan", {{"device", output::to_json(device)}, {"plans", plans}})
+    out << output::document("plan", {{"device", output::to_json(device)}, {"plans", plans}})
                      .dump(2)
               << '\n';
+  target.commit();
   return 0;
 }
 
@@ -82,7 +90,8 @@ void add_plan_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--format", o->format, "table or json");
+  cmd->add_option("--format", o->format, "table, json or csv");
+  cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, o] { action = [o] { return run_plan(*o); }; });
 }
 

@@ -7,9 +7,11 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/output_target.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/cuda/device_probe.hpp"
+#include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/lookup_json.hpp"
@@ -29,6 +31,7 @@ struct QueryOptions {
   bool explain = false;
   bool fallback = false;
   std::string format = "table";
+  std::string output;
 };
 
 bool looks_like_uuid(const std::string& s) { return s.rfind("GPU-", 0) == 0; }
@@ -48,10 +51,11 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
   return out;
 }
 
-void print_explanation(const db::LookupResult& result, const db::CacheKey& key,
+void print_explanation(std::ostream& out, const db::LookupResult& result, const db::CacheKey& key,
                        const DeviceInfo& device, bool fallback) {
-  std::cout << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
-                           key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), device.uuid, device.name, key.build_id,
+  out << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
+                     key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), device.uuid,
+                     device.name, key.build_id,
                            device.driver_version, device.runtime_version,
                            fallback ? ", falling back along the chain" : ", exact key only");
   int number = 1;
@@ -61,22 +65,50 @@ void print_explanation(const db::LookupResult& result, const db::CacheKey& key,
     std::string name(db::to_string(s.step));
     for (char& c : name)
       if (c == '_') c = ' ';
-    std::cout << fmt::format("  {}. {}: {}", number++, name, state);
+    out << fmt::format("  {}. {}: {}", number++, name, state);
     if (!s.detail.empty() && s.state != db::StepReport::State::kNotTried)
-      std::cout << " - " << s.detail;
-    std::cout << '\n';
+      out << " - " << s.detail;
+    out << '\n';
   }
   if (!fallback && !result.hit()) {
     for (auto& s : result.steps)
       if (s.step != db::LookupStep::kExact && s.state == db::StepReport::State::kHit) {
-        std::cout << "  pass --fallback to accept the first step that hit\n";
+        out << "  pass --fallback to accept the first step that hit\n";
         break;
       }
   }
 }
 
+// One record: the answer and which step of the chain gave it; timing fields are empty for the
+// heuristic (nothing was measured).
+void print_query_csv(std::ostream& out, const db::LookupResult& result, const std::string& kernel,
+                     Shape shape) {
+  output::write_csv_record(out, {"schema_version", "kernel", "shape", "params", "threads",
+                                 "dynamic_smem", "occupancy", "median_ms", "gflops",
+                                 "ratio_to_cublas", "samples", "measured_at", "run_id",
+                                 "answered_by", "measured"});
+  auto g = [](double v) { return fmt::format("{:.9g}", v); };
+  const std::string version = std::to_string(output::kJsonSchemaVersion);
+  const std::string step = result.answered_by ? std::string(db::to_string(*result.answered_by)) : "";
+  if (result.heuristic) {
+    const Candidate& c = result.heuristic->candidate;
+    output::write_csv_record(out, {version, kernel, shape.str(), c.variant ? c.variant->label() : "",
+                                   std::to_string(c.threads), std::to_string(c.dynamic_smem),
+                                   g(c.occupancy), "", "", "", "", "", "", step, "0"});
+    return;
+  }
+  const db::BestEntry& best = *result.entry;
+  const auto& b = best.best;
+  output::write_csv_record(
+      out, {version, kernel, shape.str(), b.params, std::to_string(b.threads),
+            std::to_string(b.dynamic_smem), g(b.occupancy), g(b.summary.median), g(b.gflops),
+            best.run.cublas.median > 0 ? g(best.ratio_to_cublas()) : "",
+            std::to_string(b.summary.count), best.run.finished_at, std::to_string(best.run.id),
+            step, "1"});
+}
+
 int run_query(const QueryOptions& o) {
-  const Format format = parse_format(o.format, false);
+  const Format format = parse_format(o.format);
   if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(o.shape);
   if (!o.kernel.empty()) validate_kernel_name(o.kernel);
@@ -102,8 +134,11 @@ int run_query(const QueryOptions& o) {
   options.probe_all = o.explain;  // show what every step would find, not only the first
   options.device = &device;
   const db::LookupResult result = db::lookup(store, key, options);
-  if (o.explain && format == Format::kTable) print_explanation(result, key, device, o.fallback);
+  OutputTarget target(o.output);
+  std::ostream& out = target.stream();
+  if (o.explain && format == Format::kTable) print_explanation(out, result, key, device, o.fallback);
   if (!result.hit()) {
+    target.commit();  // the explanation, if asked for, says why
     std::string why;
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
@@ -116,6 +151,11 @@ int run_query(const QueryOptions& o) {
                                        "architecture, nearest shape or the occupancy heuristic",
                      why));
   }
+  if (format == Format::kCsv) {
+    print_query_csv(out, result, o.kernel, shape);
+    target.commit();
+    return 0;
+  }
   if (format == Format::kJson) {
     // Measured answers keep the document `query` always printed; the chain fields sit beside it.
     nlohmann::json body = result.entry ? output::to_json(*result.entry) : nlohmann::json::object();
@@ -123,7 +163,8 @@ int run_query(const QueryOptions& o) {
     chain.erase("entry");
     if (!o.explain) chain.erase("chain");
     body.update(chain);
-    std::cout << output::document("query", body).dump(2) << '\n';
+    out << output::document("query", body).dump(2) << '\n';
+    target.commit();
     return 0;
   }
   if (result.heuristic) {
@@ -134,9 +175,10 @@ int run_query(const QueryOptions& o) {
                c.variant ? c.variant->label() : "", std::to_string(c.threads),
                output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
                fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
-    t.print(std::cout);
-    std::cout << fmt::format("{} on {} ({}); nothing was measured for this key\n",
+    t.print(out);
+    out << fmt::format("{} on {} ({}); nothing was measured for this key\n",
                              result.heuristic->method, device.uuid, device.name);
+    target.commit();
     return 0;
   }
   const db::BestEntry& best = *result.entry;
@@ -148,18 +190,19 @@ int run_query(const QueryOptions& o) {
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
              fmt::format("{:.2f}x", best.ratio_to_cublas()), std::to_string(b.summary.count),
              best.run.finished_at, std::to_string(best.run.id)});
-  t.print(std::cout);
+  t.print(out);
   const db::CacheKey& from = best.run.key;
   if (*result.answered_by == db::LookupStep::kNearestShape)
-    std::cout << fmt::format("answered by nearest_shape: measured at {} (distance {:.3f} from {})\n",
-                             from.shape.str(), result.shape_distance, shape.str());
+    out << fmt::format("answered by nearest_shape: measured at {} (distance {:.3f} from {})\n",
+                       from.shape.str(), result.shape_distance, shape.str());
   else if (*result.answered_by != db::LookupStep::kExact)
-    std::cout << fmt::format("answered by {}: measured on {} ({}), driver {}, runtime {}\n",
+    out << fmt::format("answered by {}: measured on {} ({}), driver {}, runtime {}\n",
                              db::to_string(*result.answered_by), from.device_uuid,
                              from.device_name, from.driver_version, from.runtime_version);
-  std::cout << fmt::format("device {} ({}), driver {}, runtime {}, kernel build {}\n",
+  out << fmt::format("device {} ({}), driver {}, runtime {}, kernel build {}\n",
                            device.uuid, device.name, device.driver_version,
                            device.runtime_version, key.build_id);
+  target.commit();
   return 0;
 }
 
@@ -179,7 +222,8 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
                 "nearest shape, heuristic): hit or miss, and why");
   cmd->add_flag("--fallback", o->fallback,
                 "accept the first step of the chain that answers instead of the exact key only");
-  cmd->add_option("--format", o->format, "table or json");
+  cmd->add_option("--format", o->format, "table, json or csv");
+  cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, o] { action = [o] { return run_query(*o); }; });
 }
 

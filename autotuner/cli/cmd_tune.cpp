@@ -16,6 +16,8 @@
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/output_target.hpp"
+#include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
@@ -41,6 +43,9 @@ struct TuneOptions {
   bool no_isolation = false;
   double candidate_timeout = 0;  // 0: not given (env, config or the default decide)
   bool force = false;
+  std::string report;  // --report FILE
+  std::string output;  // --output FILE
+  bool wide = false;
   // Protocol and search flags: each applied over the config only when given.
   std::vector<std::function<void(JobConfig&)>> overrides;
 };
@@ -168,6 +173,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   const BackendOptions backend_options =
       resolve_backend_options(selectors[0] == "all" ? "" : selectors[0], !o.no_isolation,
                               o.candidate_timeout, job.candidate_timeout_s);
+  if (!o.report.empty()) check_report_path(o.report);
   auto store = db::Store::open(db_path);
   const auto backends = make_backends(backend_options, selectors);
   std::vector<MeasurementBackend*> devices;
@@ -193,25 +199,27 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
         return infos;
       }(),
       request.shapes, spread);
+  OutputTarget target(o.output);
+  std::ostream& out = target.stream();
   if (format == Format::kTable) {
     if (!several) {
-      std::cout << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n",
-                               OCCTUNE_VERSION, first.index, first.name, first.uuid,
-                               request.build_id, store.path().string())
-                << protocol_line(job, request.reference_clock_mhz);
+      out << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n",
+                         OCCTUNE_VERSION, first.index, first.name, first.uuid, request.build_id,
+                         store.path().string())
+          << protocol_line(job, request.reference_clock_mhz);
     } else {
-      std::cout << fmt::format("occtune {} on {} GPUs at once, kernel build {}, db {}, spread {}\n",
-                               OCCTUNE_VERSION, devices.size(), request.build_id,
-                               store.path().string(), o.spread);
+      out << fmt::format("occtune {} on {} GPUs at once, kernel build {}, db {}, spread {}\n",
+                         OCCTUNE_VERSION, devices.size(), request.build_id,
+                         store.path().string(), o.spread);
       for (std::size_t d = 0; d < devices.size(); ++d)
-        std::cout << fmt::format("  {}: {} shape{}, throttle reference {} MHz\n",
-                                 gpu_name(devices[d]->device()), assigned[d].size(),
-                                 assigned[d].size() == 1 ? "" : "s",
-                                 devices[d]->throttle_reference_clock_mhz());
-      std::cout << protocol_line(job, request.reference_clock_mhz);
+        out << fmt::format("  {}: {} shape{}, throttle reference {} MHz\n",
+                           gpu_name(devices[d]->device()), assigned[d].size(),
+                           assigned[d].size() == 1 ? "" : "s",
+                           devices[d]->throttle_reference_clock_mhz());
+      out << protocol_line(job, request.reference_clock_mhz);
     }
   }
-  if (format == Format::kCsv) print_csv_header(std::cout);
+  if (format == Format::kCsv) print_csv_header(out);
 
   Progress progress(o.quiet);
   std::vector<nlohmann::json> shape_docs(devices.size(), nlohmann::json::array());
@@ -224,10 +232,10 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   events.on_shape = [&](std::size_t d, const ShapeResult& result) {
     progress.finish();
     if (format == Format::kTable) {
-      if (several) std::cout << gpu_name(devices[d]->device()) << ":\n";
-      print_shape_table(std::cout, result);
+      if (several) out << gpu_name(devices[d]->device()) << ":\n";
+      print_shape_table(out, result, o.wide);
     }
-    if (format == Format::kCsv) print_csv_rows(std::cout, devices[d]->device(), result);
+    if (format == Format::kCsv) print_csv_rows(out, devices[d]->device(), result);
     if (format == Format::kJson) shape_docs[d].push_back(shape_json(result));
   };
 
@@ -263,34 +271,54 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   if (format == Format::kTable) {
     if (!several) {
       const auto& outcome = results[0].outcome;
-      std::cout << fmt::format(
+      out << fmt::format(
           "tuning wall time: {:.3f} s ({} shape{}; planning, buffers, "
-          "reference and every race; process start excluded)\n",
+          "reference and every race; process start excluded)\n\n",
           outcome.wall_s, outcome.shapes.size(), outcome.shapes.size() == 1 ? "" : "s");
+      if (!outcome.shapes.empty()) print_summary(out, outcome.shapes);
     } else {
       for (std::size_t d = 0; d < devices.size(); ++d)
-        std::cout << fmt::format("{}: {} shape{} in {:.3f} s{}\n", gpu_name(devices[d]->device()),
+        out << fmt::format("{}: {} shape{} in {:.3f} s{}\n", gpu_name(devices[d]->device()),
                                  results[d].outcome.shapes.size(),
                                  results[d].outcome.shapes.size() == 1 ? "" : "s",
                                  results[d].outcome.wall_s,
                                  results[d].error.empty() ? "" : "; stopped: " + results[d].error);
-      std::cout << fmt::format("tuning wall time: {:.3f} s on {} GPUs at once\n", wall_s,
-                               devices.size());
+      out << fmt::format("tuning wall time: {:.3f} s on {} GPUs at once\n\n", wall_s,
+                         devices.size());
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        if (!results[d].outcome.shapes.empty()) {
+          out << gpu_name(devices[d]->device()) << ":\n";
+          print_summary(out, results[d].outcome.shapes);
+        }
     }
   }
   if (format == Format::kJson) {
     if (!several) {
-      std::cout << output::document("tune", device_doc(0)).dump(2) << '\n';
+      out << output::document("tune", device_doc(0)).dump(2) << '\n';
     } else {
       nlohmann::json per_device = nlohmann::json::array();
       for (std::size_t d = 0; d < devices.size(); ++d) per_device.push_back(device_doc(d));
-      std::cout << output::document(
+      out << output::document(
                        "tune_devices",
                        {{"spread", o.spread}, {"tuning_wall_s", wall_s}, {"devices", per_device}})
                        .dump(2)
                 << '\n';
     }
   }
+
+  // The report covers what the store holds for each device tuned, this run included; its path
+  // goes to stdout with a table and to stderr with a machine format, so stdout stays parseable.
+  if (!o.report.empty()) {
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      if (results[d].outcome.shapes.empty()) continue;
+      const std::string path =
+          write_report(store, devices[d]->device().uuid,
+                       several ? report_path_for(o.report, devices[d]->device().index) : o.report);
+      (format == Format::kTable ? out : std::cerr) << "report: " << path << '\n';
+    }
+  }
+  target.commit();
+  if (target.to_file()) spdlog::info("wrote {}", o.output);
 
   bool interrupted = false, budget_exhausted = false;
   for (std::size_t d = 0; d < devices.size(); ++d) {
@@ -344,6 +372,11 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "database path (env OCCTUNE_DB; default "
                   "$XDG_CACHE_HOME/occtune/occtune.db)");
   cmd->add_option("--format", o->format, "table, json or csv");
+  cmd->add_option("--output", o->output,
+                  "write the table, JSON or CSV to this file instead of stdout (atomically, when "
+                  "the tune ends)");
+  cmd->add_flag("--wide", o->wide,
+                "table: every column (smem, limiter, waves, quartiles, count, noise, error)");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width the occupancy walk goes to")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
@@ -353,6 +386,8 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "seconds one launch of a candidate may run in the worker before it is recorded "
                   "as timeout and the worker replaced (env OCCTUNE_CANDIDATE_TIMEOUT; default 10)")
       ->check(CLI::Range(0.001, kMaxCandidateTimeoutS));
+  cmd->add_option("--report", o->report,
+                  "also write the HTML report of this device's results here and print its path");
   cmd->add_flag("--force", o->force,
                 "measure again candidates the database already has under the same key and "
                 "protocol");

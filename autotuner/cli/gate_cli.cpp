@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "autotuner/cli/output_target.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/output/gate_output.hpp"
 
@@ -21,7 +22,8 @@ void add_gate_options(CLI::App& cmd, GateCliOptions& o) {
   cmd.add_flag("--allow-different-device", o.allow_different_device,
                "judge against baselines of another device model, driver or runtime instead of "
                "reporting them INCOMPATIBLE");
-  cmd.add_option("--format", o.format, "table or json (stdout)");
+  cmd.add_option("--format", o.format, "table, json or csv (stdout, or --output)");
+  cmd.add_option("--output", o.output, "write the table, JSON or CSV to this file instead of stdout");
   cmd.add_option("--junit", o.junit, "also write JUnit XML here (one test case per key)");
   cmd.add_option("--markdown", o.markdown, "also write a markdown summary here (for a CI comment)");
 }
@@ -57,14 +59,18 @@ gate::GateOptions resolve_gate_options(const GateCliOptions& o, double config_th
 }
 
 int emit_gate_report(const gate::GateReport& report, const GateCliOptions& o) {
-  const Format format = parse_format(o.format, false);
+  const Format format = parse_format(o.format);
   // Files first: a CI step that uploads them must find them even if stdout is closed early.
   if (!o.junit.empty()) output::write_file_atomically(o.junit, output::gate_junit(report));
   if (!o.markdown.empty()) output::write_file_atomically(o.markdown, output::gate_markdown(report));
+  OutputTarget target(o.output);
   if (format == Format::kJson)
-    std::cout << output::gate_json(report).dump(2) << '\n';
+    target.stream() << output::gate_json(report).dump(2) << '\n';
+  else if (format == Format::kCsv)
+    output::print_gate_csv(target.stream(), report);
   else
-    output::print_gate_table(std::cout, report);
+    output::print_gate_table(target.stream(), report);
+  target.commit();
   return report.exit_code();
 }
 

@@ -18,6 +18,7 @@ struct GateCliOptions {
   std::string format = "table";
   std::string junit;
   std::string markdown;
+  std::string output;  // --output FILE: the table, JSON or CSV instead of stdout
 };
 
 void add_gate_options(CLI::App& cmd, GateCliOptions& o);

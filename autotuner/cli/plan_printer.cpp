@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
+#include "autotuner/output/json_output.hpp"
 #include "autotuner/output/text_table.hpp"
 
 namespace occtune::cli {
@@ -26,6 +28,27 @@ void print_plan(std::ostream& out, const Plan& plan, const DeviceInfo& device, S
   t.print(out);
   for (auto& note : plan.notes) out << "note: " << note << '\n';
   out << '\n';
+}
+
+void print_plan_csv_header(std::ostream& out) {
+  output::write_csv_record(
+      out, {"schema_version", "shape", "kernel", "step", "block_limit", "suggested_block",
+            "params", "threads", "dynamic_smem", "registers", "active_blocks_per_sm",
+            "occupancy", "limiter", "grid_x", "grid_y", "waves", "status", "rejection"});
+}
+
+void print_plan_csv(std::ostream& out, const Plan& plan, Shape shape) {
+  // Absent values (no textbook step, no limit) are empty fields, not 0.
+  auto opt = [](int v) { return v ? std::to_string(v) : std::string(); };
+  for (auto& c : plan.candidates)
+    output::write_csv_record(
+        out, {std::to_string(output::kJsonSchemaVersion), shape.str(), plan.family, opt(c.step),
+              opt(c.block_limit), opt(c.suggested_block), c.variant->label(),
+              std::to_string(c.threads), std::to_string(c.dynamic_smem),
+              std::to_string(c.registers), std::to_string(c.active_blocks_per_sm),
+              fmt::format("{:.9g}", c.occupancy), c.limiter, std::to_string(c.grid_x),
+              std::to_string(c.grid_y), fmt::format("{:.9g}", c.waves),
+              c.rejection.empty() ? "ok" : "exceeds_limits", c.rejection});
 }
 
 }  // namespace occtune::cli

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/text_table.hpp"
@@ -37,6 +38,59 @@ constexpr const char* kTieRule = "lowest median, then higher occupancy, then few
 
 }  // namespace
 
+ShapeBest best_of(const ShapeResult& r) {
+  ShapeBest best;
+  for (auto& k : r.kernels) {
+    if (k.winner < 0) continue;
+    auto& m = k.measurements[size_t(k.winner)];
+    if (!best.m || m.timing.summary.median < best.m->timing.summary.median) best = {&k, &m};
+  }
+  return best;
+}
+
+void print_summary(std::ostream& out, const std::vector<ShapeResult>& results) {
+  output::TextTable t({"shape", "winner", "config", "ms", "TFLOP/s", "x cuBLAS", "textbook pick",
+                       "its ms", "x winner's time", "rank"});
+  for (auto& r : results) {
+    const ShapeBest b = best_of(r);
+    const double ms = b.m ? b.m->timing.summary.median : 0;
+    const double ref = r.cublas.summary.median;
+    // The textbook answer: the occupancy API's first suggestion for the tiled kernel.
+    const Measurement* textbook = nullptr;
+    for (auto& k : r.kernels)
+      for (auto& m : k.measurements)
+        if (k.kernel == "tiled_dynamic" && m.candidate.origin == "occupancy-api" &&
+            m.candidate.step == 1)
+          textbook = &m;
+    const bool textbook_timed = textbook && textbook->outcome == Outcome::kOk &&
+                                textbook->timing.summary.median > 0;
+    int rank = 0, timed = 0;
+    for (auto& k : r.kernels)
+      for (auto& m : k.measurements) {
+        if (m.outcome != Outcome::kOk || m.timing.summary.median <= 0) continue;
+        ++timed;
+        if (textbook_timed && m.timing.summary.median < textbook->timing.summary.median) ++rank;
+      }
+    t.add_row({r.shape.str(), b.kernel ? b.kernel->kernel : "no correct result",
+               b.m ? b.m->candidate.variant->label() : "-", ms > 0 ? output::fixed(ms, 4) : "-",
+               ms > 0 ? fmt::format("{:.1f}", r.shape.flops() / (ms * 1e9)) : "-",
+               ms > 0 && ref > 0 ? fmt::format("{:.3f}x", ref / ms) : "-",
+               textbook ? textbook->candidate.variant->label() + fmt::format(" ({} thr, {})",
+                                                                   textbook->candidate.threads,
+                                                                   output::percent(textbook->candidate.occupancy))
+                        : "not tuned",
+               textbook_timed ? output::fixed(textbook->timing.summary.median, 4)
+                              : textbook ? std::string(to_string(textbook->outcome)) : "-",
+               textbook_timed && ms > 0
+                   ? fmt::format("{:.2f}x", textbook->timing.summary.median / ms)
+                   : "-",
+               textbook_timed ? fmt::format("{} of {}", rank + 1, timed) : "-"});
+  }
+  out << "summary: the fastest correct configuration per shape, and where the textbook "
+         "occupancy pick landed\n";
+  t.print(out);
+}
+
 nlohmann::json search_json(const SearchSettings& s) {
   return {{"strategy", s.strategy},
           {"screen_samples", s.screen_samples},
@@ -49,13 +103,14 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"tie_rule", kTieRule}};
 }
 
-void print_shape_table(std::ostream& out, const ShapeResult& r) {
+void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
   out << fmt::format("shape {} (M x N x K), {:.3g} GFLOP\n", r.shape.str(), r.shape.flops() / 1e9);
   output::TextTable t({"kernel", "config", "threads", "smem", "blocks/SM", "occupancy", "limiter",
                        "waves", "median ms", "q1-q3 ms", "n", "noise", "GFLOP/s", "vs cuBLAS",
                        "rel err", "status", "search", ""},
                       {false, false, true, true, true, true, false, true, true, true, true, true,
                        true, true, true, false, false, false});
+  t.wide_only({"smem", "limiter", "waves", "q1-q3 ms", "n", "noise", "rel err"});
   const double ref = r.cublas.summary.median;
   for (auto& k : r.kernels) {
     for (size_t i = 0; i < k.measurements.size(); ++i) {
@@ -86,7 +141,7 @@ void print_shape_table(std::ostream& out, const ShapeResult& r) {
              fmt::format("{:.1f}%", r.cublas.noise * 100),
              fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x", "0",
              "reference", std::string(to_string(r.cublas.stop)), ""});
-  t.print(out);
+  t.print(out, wide);
   for (auto& k : r.kernels)
     for (auto& m : k.measurements)
       if (m.outcome != Outcome::kOk)
@@ -158,38 +213,50 @@ nlohmann::json shape_json(const ShapeResult& r) {
           {"kernels", kernels}};
 }
 
-void print_csv_header(std::ostream& out) {
-  out << "schema_version,device_uuid,shape,kernel,variant,params,threads,tile,dynamic_smem,"
-         "active_blocks_per_sm,occupancy,limiter,grid_x,grid_y,waves,status,median_ms,min_ms,"
-         "q1_ms,q3_ms,samples,gflops,ratio_to_cublas,rel_error,winner,noise,stop_reason,"
-         "throttled,tie\n";
-}
+namespace {
+
+const std::vector<std::string> kCsvColumns = {
+    "schema_version", "device_uuid", "shape", "kernel", "variant", "params", "threads", "tile",
+    "dynamic_smem", "active_blocks_per_sm", "occupancy", "limiter", "grid_x", "grid_y", "waves",
+    "status", "median_ms", "min_ms", "q1_ms", "q3_ms", "samples", "gflops", "ratio_to_cublas",
+    "rel_error", "winner", "noise", "stop_reason", "throttled", "tie"};
+
+// Numbers without rounding that would lose what the JSON keeps; absent values are empty fields.
+std::string g(double v) { return fmt::format("{:.9g}", v); }
+
+}  // namespace
+
+void print_csv_header(std::ostream& out) { output::write_csv_record(out, kCsvColumns); }
 
 void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResult& r) {
   const double ref = r.cublas.summary.median;
+  const std::string version = std::to_string(output::kJsonSchemaVersion);
   for (auto& k : r.kernels) {
     for (size_t i = 0; i < k.measurements.size(); ++i) {
       auto& m = k.measurements[i];
       auto& c = m.candidate;
       auto& s = m.timing.summary;
-      out << fmt::format(
-          "{},{},{},{},{},\"{}\",{},{},{},{},{:.4f},{},{},{},{:.3f},{},{},{},{},{},{},"
-          "{:.1f},{:.4f},{:.3e},{},{:.5f},{},{},{}\n",
-          output::kJsonSchemaVersion, device.uuid, r.shape.str(), k.kernel, c.variant->symbol,
-          c.variant->label(), c.threads, c.tile, c.dynamic_smem, c.active_blocks_per_sm,
-          c.occupancy, c.limiter, c.grid_x, c.grid_y, c.waves, to_string(m.outcome), s.median,
-          s.min, s.q1, s.q3, s.count, m.gflops(), ratio(ref, s.median), m.rel_error,
-          int(i) == k.winner ? 1 : 0, m.timing.noise, to_string(m.timing.stop),
-          m.timing.throttled ? 1 : 0, in(k.ties, int(i)) ? 1 : 0);
+      const bool timed = m.outcome == Outcome::kOk && s.count > 0;
+      output::write_csv_record(
+          out, {version, device.uuid, r.shape.str(), k.kernel, c.variant->symbol,
+                c.variant->label(), std::to_string(c.threads), std::to_string(c.tile),
+                std::to_string(c.dynamic_smem), std::to_string(c.active_blocks_per_sm),
+                g(c.occupancy), c.limiter, std::to_string(c.grid_x), std::to_string(c.grid_y),
+                g(c.waves), std::string(to_string(m.outcome)), timed ? g(s.median) : "",
+                timed ? g(s.min) : "", timed ? g(s.q1) : "", timed ? g(s.q3) : "",
+                std::to_string(s.count), timed ? g(m.gflops()) : "",
+                timed && ref > 0 ? g(ratio(ref, s.median)) : "",
+                m.rel_error >= 0 ? g(m.rel_error) : "", int(i) == k.winner ? "1" : "0",
+                timed ? g(m.timing.noise) : "", std::string(to_string(m.timing.stop)),
+                m.timing.throttled ? "1" : "0", in(k.ties, int(i)) ? "1" : "0"});
     }
   }
   auto& s = r.cublas.summary;
-  out << fmt::format(
-      "{},{},{},cublas,cublasSgemm,\"\",,,,,,,,,,ok,{},{},{},{},{},{:.1f},1.0,0,0,"
-      "{:.5f},{},{},0\n",
-      output::kJsonSchemaVersion, device.uuid, r.shape.str(), s.median, s.min, s.q1, s.q3, s.count,
-      ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0, r.cublas.noise, to_string(r.cublas.stop),
-      r.cublas.throttled ? 1 : 0);
+  output::write_csv_record(
+      out, {version, device.uuid, r.shape.str(), "cublas", "cublasSgemm", "", "", "", "", "", "",
+            "", "", "", "", "ok", g(s.median), g(s.min), g(s.q1), g(s.q3), std::to_string(s.count),
+            ref > 0 ? g(r.shape.flops() / (ref * 1e6)) : "", "1", "", "0", g(r.cublas.noise),
+            std::string(to_string(r.cublas.stop)), r.cublas.throttled ? "1" : "0", "0"});
 }
 
 }  // namespace occtune::cli

@@ -18,8 +18,21 @@ using occtune::KernelResult;
 using occtune::ShapeResult;
 
 // One table per shape: every candidate with occupancy, timing, noise, how it left the search
-// and the tie band; then a line per kernel on the decision.
-void print_shape_table(std::ostream& out, const ShapeResult& result);
+// and the tie band; then a line per kernel on the decision. Without `wide` the columns of detail
+// (smem, limiter, waves, quartiles, count, noise, error) are left out.
+void print_shape_table(std::ostream& out, const ShapeResult& result, bool wide);
+// The summary a person reads first, after every shape's table: per shape the winner across
+// families (family, configuration, time, TFLOP/s, ratio to cuBLAS) and where the textbook
+// occupancy pick (tiled_dynamic, occupancy API step 1) landed.
+void print_summary(std::ostream& out, const std::vector<ShapeResult>& results);
+
+// The fastest family winner of a shape (nullptr members when no family has a correct result).
+struct ShapeBest {
+  const KernelResult* kernel = nullptr;
+  const Measurement* m = nullptr;
+};
+ShapeBest best_of(const ShapeResult& result);
+
 nlohmann::json search_json(const SearchSettings& search);
 nlohmann::json shape_json(const ShapeResult& result);
 void print_csv_header(std::ostream& out);

@@ -1,4 +1,4 @@
-// The regression gate's report in every form CI reads: a table for the log, JSON (with
+// The regression gate's report in every form CI reads: a table for the log, JSON and CSV (with
 // schema_version), JUnit XML (one test case per key) and a markdown summary for a CI comment.
 #pragma once
 
@@ -14,6 +14,8 @@ void print_gate_table(std::ostream& out, const gate::GateReport& report);
 nlohmann::json gate_json(const gate::GateReport& report);
 std::string gate_junit(const gate::GateReport& report);
 std::string gate_markdown(const gate::GateReport& report);
+// One RFC 4180 record per key: verdict, key, configuration, both medians and counts, ratio, p.
+void print_gate_csv(std::ostream& out, const gate::GateReport& report);
 
 // Shared wording: "2 SAME, 1 SLOW" in severity order, and the rule in one sentence.
 std::string verdict_counts(const gate::GateReport& report);

@@ -21,7 +21,8 @@ json to_json(const DeviceInfo& d) {
           {"shared_mem_per_block_optin", d.shared_mem_per_block_optin},
           {"shared_mem_per_sm", d.shared_mem_per_sm},
           {"reserved_shared_mem_per_block", d.reserved_shared_mem_per_block},
-          {"max_grid", {d.max_grid_x, d.max_grid_y}},
+          {"max_grid_x", d.max_grid_x},
+          {"max_grid_y", d.max_grid_y},
           {"l2_bytes", d.l2_bytes},
           {"global_mem_bytes", d.global_mem_bytes},
           {"clock_khz", d.clock_khz},
@@ -55,6 +56,28 @@ json to_json(const TimingPolicy& p) {
           {"timer", p.timer}};
 }
 
+json params_json(std::string_view label) {
+  json out = json::object();
+  while (!label.empty()) {
+    const auto comma = label.find(',');
+    const std::string_view item = label.substr(0, comma);
+    const auto eq = item.find('=');
+    if (eq != std::string_view::npos) {
+      const std::string value(item.substr(eq + 1));
+      try {
+        out[std::string(item.substr(0, eq))] = std::stoll(value);
+      } catch (const std::exception&) {
+        out[std::string(item.substr(0, eq))] = value;  // never written by occtune's labels
+      }
+    }
+    label = comma == std::string_view::npos ? std::string_view() : label.substr(comma + 1);
+  }
+  return out;
+}
+
+json rel_error_json(double rel_error) { return rel_error < 0 ? json(nullptr) : json(rel_error); }
+json tile_json(int tile) { return tile > 0 ? json(tile) : json(nullptr); }
+
 json to_json(const Candidate& c) {
   json params = json::object();
   if (c.variant)
@@ -67,7 +90,7 @@ json to_json(const Candidate& c) {
           {"suggested_block", c.suggested_block},
           {"block_limit", c.block_limit},
           {"threads", c.threads},
-          {"tile", c.tile},
+          {"tile", tile_json(c.tile)},
           {"dynamic_smem", c.dynamic_smem},
           {"registers", c.registers},
           {"active_blocks_per_sm", c.active_blocks_per_sm},
@@ -82,7 +105,7 @@ json to_json(const Measurement& m) {
   json j = to_json(m.candidate);
   j["status"] = std::string(to_string(m.outcome));
   j["error"] = m.error;
-  j["rel_error"] = m.rel_error;
+  j["rel_error"] = rel_error_json(m.rel_error);
   if (m.outcome == Outcome::kOk) {
     const Timing& t = m.timing;
     j["timing"] = to_json(t.summary);
@@ -127,15 +150,15 @@ json to_json(const db::BestEntry& b) {
             {"shape", k.shape.str()}}},
           {"best",
            {{"variant", b.best.variant},
-            {"params", b.best.params},
+            {"params", params_json(b.best.params)},
             {"threads", b.best.threads},
-            {"tile", b.best.tile},
+            {"tile", tile_json(b.best.tile)},
             {"dynamic_smem", b.best.dynamic_smem},
             {"occupancy", b.best.occupancy},
             {"limiter", b.best.limiter},
             {"timing", to_json(b.best.summary)},
             {"gflops", b.best.gflops},
-            {"rel_error", b.best.rel_error},
+            {"rel_error", rel_error_json(b.best.rel_error)},
             {"sm_clock_mhz", b.best.sm_clock_mhz}}},
           {"cublas", to_json(b.run.cublas)},
           {"ratio_to_cublas", b.ratio_to_cublas()},

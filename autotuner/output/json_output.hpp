@@ -11,9 +11,17 @@
 
 namespace occtune::output {
 
-inline constexpr int kJsonSchemaVersion = 1;
+// 2 (issue #15): params is an object of name -> integer everywhere (a "tile=16" string in query
+// and the service before), absent values are null (rel_error not checked, tile of a family
+// without one), device limits are max_grid_x / max_grid_y as in device profiles.
+inline constexpr int kJsonSchemaVersion = 2;
 
 nlohmann::json to_json(const DeviceInfo& device);
+// "bm=64,bn=32" (a variant's label, as stored) -> {"bm": 64, "bn": 32}.
+nlohmann::json params_json(std::string_view label);
+// The JSON of a value whose sentinel means "absent": null instead of the sentinel.
+nlohmann::json rel_error_json(double rel_error);  // -1: not checked
+nlohmann::json tile_json(int tile);               // 0: the family has no square tile
 nlohmann::json to_json(const Summary& summary);
 nlohmann::json to_json(const TimingPolicy& policy);
 nlohmann::json to_json(const Candidate& candidate);

@@ -14,9 +14,9 @@ namespace {
 json config_json(const std::string& family, const db::StoredMeasurement& m) {
   return {{"family", family},
           {"variant", m.variant},
-          {"params", m.params},
+          {"params", params_json(m.params)},
           {"threads", m.threads},
-          {"tile", m.tile},
+          {"tile", tile_json(m.tile)},
           {"dynamic_smem", m.dynamic_smem},
           {"occupancy", m.occupancy},
           {"limiter", m.limiter}};
@@ -25,9 +25,9 @@ json config_json(const std::string& family, const db::StoredMeasurement& m) {
 json config_json(const Candidate& c) {
   return {{"family", c.variant ? c.variant->family : ""},
           {"variant", c.variant ? c.variant->symbol : ""},
-          {"params", c.variant ? c.variant->label() : ""},
+          {"params", params_json(c.variant ? c.variant->label() : "")},
           {"threads", c.threads},
-          {"tile", c.tile},
+          {"tile", tile_json(c.tile)},
           {"dynamic_smem", c.dynamic_smem},
           {"occupancy", c.occupancy},
           {"limiter", c.limiter}};

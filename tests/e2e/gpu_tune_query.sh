@@ -12,12 +12,12 @@ fi
 uuid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["uuid"])' "$tmp/devices.json")
 db="$tmp/tune.db"
 
-"$occtune" tune --db "$db" --shape 512x512x512 --shape 17x1000x33 --samples 5 --quiet \
-  --format json >"$tmp/tune.json"
+"$occtune" tune --db "$db" --kernel tiled_dynamic --kernel tiled_static --kernel naive \
+  --shape 512x512x512 --shape 17x1000x33 --samples 5 --quiet --format json >"$tmp/tune.json"
 python3 - "$tmp/tune.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 1 and doc["kind"] == "tune", doc.keys()
+assert doc["schema_version"] == 2 and doc["kind"] == "tune", doc.keys()
 assert len(doc["shapes"]) == 2
 for shape in doc["shapes"]:
     assert shape["cublas"]["timing"]["median_ms"] > 0
@@ -60,7 +60,7 @@ CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 17x10
 python3 - "$tmp/q2.json" "$uuid" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 1 and doc["kind"] == "query"
+assert doc["schema_version"] == 2 and doc["kind"] == "query"
 assert doc["key"]["device_uuid"] == sys.argv[2]
 assert doc["key"]["shape"] == "17x1000x33"
 assert doc["best"]["timing"]["median_ms"] > 0 and doc["ratio_to_cublas"] > 0

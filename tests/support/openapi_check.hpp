@@ -2,7 +2,7 @@
 // the status code is among the operation's responses, the content type is one the response
 // documents, and the body validates against its schema. The validator covers the JSON Schema
 // keywords the document uses (type, enum, const, required, properties, items, anyOf, $ref,
-// minimum, maximum, pattern, minItems, maxItems); an unknown keyword fails loudly so the
+// minimum, maximum, pattern, minItems, maxItems, additionalProperties as a schema); an unknown keyword fails loudly so the
 // document cannot outgrow the check unnoticed.
 #pragma once
 
@@ -111,7 +111,8 @@ class OpenApiCheck {
                 const std::string& where) const {
     static const std::set<std::string> known = {
         "type",    "enum",    "const",   "required", "properties", "items",       "anyOf",  "$ref",
-        "minimum", "maximum", "pattern", "minItems", "maxItems",   "description", "default"};
+        "minimum", "maximum", "pattern", "minItems", "maxItems",   "description", "default",
+        "additionalProperties"};
     if (schema_node.contains("$ref")) validate(v, resolve(schema_node), where);
     const nlohmann::json& s = schema_node;
     for (auto& [key, _] : s.items())
@@ -162,6 +163,11 @@ class OpenApiCheck {
       if (s.contains("properties"))
         for (auto& [name, sub] : s["properties"].items())
           if (v.contains(name)) validate(v[name], sub, where + "." + name);
+      // The schema form only (every member not named in properties must match it).
+      if (s.contains("additionalProperties"))
+        for (auto& [name, member] : v.items())
+          if (!s.contains("properties") || !s["properties"].contains(name))
+            validate(member, s["additionalProperties"], where + "." + name);
     }
     if (v.is_array()) {
       if (s.contains("minItems") && v.size() < s["minItems"].get<std::size_t>())

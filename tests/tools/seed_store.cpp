@@ -1,14 +1,21 @@
 // occtune_seed: fills a database with synthetic complete runs through the Store API, for the
-// serve and Slurm fleet e2e tests and scripts/loadtest-serve.sh (no GPU needed).
+// serve, report and Slurm fleet e2e tests and scripts/loadtest-serve.sh (no GPU needed).
 //   occtune_seed DB [DEVICES [SHAPES [FIRST]]]    H100-like devices numbered from FIRST
 //                                                 (default 0); prints the first UUID
 //   occtune_seed DB --uuid UUID [--profile NAME] [--best-ms MS] SHAPE...
 //                    one device of a profile's model (configs/profiles; default H100-like)
+//   occtune_seed --report DB [EXPECT.json]: every family on three shapes, two tune sessions and
+//   three checks (tests/support/seed_report.hpp), for the report's tests and screenshots; the
+//   optional file gets what a report of it must show (charts, points per family and shape).
+#include <fmt/format.h>
+
+#include "tests/support/seed_report.hpp"
 #include "tests/support/seed_store.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,10 +25,35 @@
 
 namespace {
 
+// What tests/e2e/report_check.py must find in the report of the seeded store.
+void write_expectation(const char* path) {
+  std::string points;
+  for (auto& shape : occtune::testing::report_shapes()) {
+    std::string families;
+    for (auto& f : occtune::testing::seed_families()) {
+      if (!families.empty()) families += ", ";
+      families += fmt::format("\"{}\": {}", f, occtune::kernels::variants_of(f).size());
+    }
+    if (!points.empty()) points += ", ";
+    points += fmt::format("\"{}\": {{{}}}", shape.str(), families);
+  }
+  const std::size_t n = occtune::testing::report_shapes().size();
+  std::FILE* f = std::fopen(path, "w");
+  if (!f) throw std::runtime_error(std::string("cannot write ") + path);
+  std::fprintf(f,
+               "{\"scatter_charts\": %zu, \"history_charts\": %zu, \"points\": {%s}, "
+               "\"outcomes\": [\"ok\", \"wrong_result\", \"crashed\", \"timeout\"], "
+               "\"verdicts\": [\"SAME\", \"SLOW\"]}\n",
+               n, n, points.c_str());
+  std::fclose(f);
+}
+
+
 int usage() {
   std::fprintf(stderr,
                "usage: occtune_seed DB [DEVICES [SHAPES [FIRST]]]\n"
-               "       occtune_seed DB --uuid UUID [--profile NAME] [--best-ms MS] SHAPE...\n");
+               "       occtune_seed DB --uuid UUID [--profile NAME] [--best-ms MS] SHAPE...\n"
+               "       occtune_seed --report DB [EXPECT.json]\n");
   return 2;
 }
 
@@ -63,6 +95,16 @@ int seed_one_device(const std::string& db, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--report") {
+    try {
+      std::printf("%s\n", occtune::testing::seed_report_store(argv[2]).uuid.c_str());
+      if (argc == 4) write_expectation(argv[3]);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "occtune_seed: %s\n", e.what());
+      return 4;
+    }
+  }
   if (argc < 2) return usage();
   try {
     if (argc > 2 && std::string(argv[2]) == "--uuid") return seed_one_device(argv[1], argc, argv);

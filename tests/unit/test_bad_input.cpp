@@ -238,7 +238,7 @@ TEST(BadInput, OtherSubcommands) {
           {"plan --profile " + (w.dir / "none.toml").string(), 2, "none.toml"},
           {"plan --profile h100 --kernel nope", 2, "'nope'"},
           {"plan --profile h100 --min-tile -1", 2, "--min-tile"},
-          {"plan --profile h100 --format csv", 2, "'csv'"},
+          {"plan --profile h100 --format xml", 2, "'xml'"},
           {"query" + db + " --device GPU-1234", 2, "--shape"},
           {"query" + db + " --device GPU-1234 --shape 8x8x8 --kernel nope", 2, "'nope'"},
           {"query" + db + " --device GPU-1234 --shape 8x8x8 --format xml", 2, "'xml'"},

@@ -143,7 +143,7 @@ TEST(Cli, PlanOfflineOnAProfile) {
   auto j = run_cli("plan --profile t4 --kernel tiled_dynamic --kernel naive --format json");
   ASSERT_EQ(j.code, 0) << j.err;
   auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_EQ(doc["kind"], "plan");
   EXPECT_EQ(doc["device"]["compute_capability"], "7.5");
   ASSERT_EQ(doc["plans"].size(), 2u);

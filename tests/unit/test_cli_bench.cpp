@@ -50,7 +50,7 @@ TEST(CliBench, BadInputIsAUsageError) {
   const PrivateTmp tmp;
   expect_error(run_cli("bench --kernel nope", tmp.env()), 2, "unknown kernel 'nope'");
   expect_error(run_cli("bench --shape 12x", tmp.env()), 2, "12x");
-  expect_error(run_cli("bench --format csv", tmp.env()), 2, "csv");
+  expect_error(run_cli("bench --format xml", tmp.env()), 2, "xml");
   EXPECT_EQ(tmp.bench_databases(), 0);
 }
 

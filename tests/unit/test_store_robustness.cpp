@@ -356,6 +356,13 @@ TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
     const auto id = store.begin_run(testing::fake_run_start());
     EXPECT_EQ(count(path, "SELECT owner_pid FROM runs WHERE id = " + std::to_string(id)),
               ::getpid());
+    // Schema 4's check history exists, starts empty and takes a check.
+    EXPECT_TRUE(store.checks().empty());
+    db::CheckRecord check;
+    check.device_uuid = "GPU-1";
+    check.keys.push_back({});
+    store.record_check(check);
+    EXPECT_EQ(count(path, "SELECT count(*) FROM check_keys"), 1);
   }
 }
 
@@ -380,6 +387,7 @@ TEST(Migration, AFailingStepLeavesTheFileAtItsOldVersionWithItsData) {
                   "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
                   "('strategy', 'owner_pid')"),
             0);
+  EXPECT_EQ(count(path, "SELECT count(*) FROM sqlite_master WHERE name = 'checks'"), 0);
   EXPECT_EQ(count(path, "SELECT count(*) FROM runs"), 2);
   EXPECT_EQ(count(path, "SELECT count(*) FROM measurements"), 2);
   {
