@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "autotuner/core/layout.hpp"
+
 namespace occtune::kernels {
 
 // Row-major C[M x N] = A[M x K] * B[K x N] with leading dimensions (elements per row).
@@ -29,6 +31,18 @@ struct MinBlocksPerSm : std::integral_constant<int, 0> {};
 template <class Variant>
 struct MinBlocksPerSm<Variant, std::void_t<decltype(Variant::kMinBlocksPerSm)>>
     : std::integral_constant<int, Variant::kMinBlocksPerSm> {};
+
+// The layouts of a variant (autotuner/core/layout.hpp). A family's implementation takes the
+// layout as its first template parameter and names itself for any other layout as
+// `template <Layout L> using In`; the nn variant keeps its plain name (RegBlocked<...>, the
+// symbol stored since before layouts existed) and the others are these wrappers around it:
+// NT<RegBlocked<...>> is RegBlocked<...>'s tile with op(B) = T.
+template <class Variant>
+struct NT : Variant::template In<Layout::kNT> {};
+template <class Variant>
+struct TN : Variant::template In<Layout::kTN> {};
+template <class Variant>
+struct TT : Variant::template In<Layout::kTT> {};
 
 // Only nvcc sees the kernel: the variant traits themselves are plain C++ so the unit tests can
 // run them in a host emulator (tests/support/kernel_emulator.hpp).

@@ -8,11 +8,14 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
-          int ORDER>
-struct SplitK {
-  using Tile =
-      tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, ORDER>;
+template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
+          int SPLITS, int ORDER>
+struct SplitKIn {
+  template <Layout L2>
+  using In = SplitKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER>;
+  using Tile = tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS,
+                               AREG, ORDER, 1, 0, L>;
+  static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kSplitK;
   static constexpr TileParams kParams = Tile::kParams;
   static constexpr int kMaxThreads = Tile::kThreads;
@@ -75,6 +78,12 @@ struct SplitK {
   }
 };
 
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
+          int ORDER>
+struct SplitK
+    : SplitKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER> {};
+
 // The registered instantiations (kernels/splitk.cu), also run by the host emulator of the unit
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS,
 // ORDER (as RegBlocked).
@@ -94,5 +103,11 @@ struct SplitK {
   X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 16, 0>)  \
   X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 8, 0>)   \
   X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 16, 0>)
+
+// The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
+// small square C and on a skinny C.
+#define OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(X)      \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>) \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 16, 0>)
 
 }  // namespace occtune::kernels
