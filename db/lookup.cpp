@@ -22,13 +22,14 @@ std::string describe(const BestEntry& e) {
 
 std::string cc(int major, int minor) { return fmt::format("{}.{}", major, minor); }
 
-// The fields that every fallback keeps: same kernel build, dtype and shape.
+// The fields that every fallback keeps: same kernel build, dtype, shape and layout.
 EntryQuery same_work(const CacheKey& key) {
   EntryQuery q;
   q.kernel = key.kernel;
   q.build_id = key.build_id;
   q.dtype = key.dtype;
   q.shape = key.shape;
+  q.layout = key.layout;
   q.excluding = key;
   q.limit = 4;  // keys whose newest run has no correct result are skipped; look a little further
   return q;
@@ -69,13 +70,13 @@ std::string_view to_string(StepReport::State state) {
 }
 
 HeuristicAnswer occupancy_heuristic(const DeviceInfo& device, const std::string& kernel,
-                                    Shape shape) {
+                                    Shape shape, Layout layout) {
   const kernels::FamilyInfo* family = kernels::find_family(kernel);
   if (!family)
     fail(ExitCode::kUsage,
          fmt::format("unknown kernel '{}'; known kernels: {}", kernel, kernels::family_names()));
   OfflineOccupancy oracle(device);
-  const Plan plan = plan_family(*family, device, shape, oracle);
+  const Plan plan = plan_family(*family, device, shape, oracle, 0, layout);
   HeuristicAnswer answer;
   answer.oracle = plan.oracle;
   const Candidate* pick = nullptr;
@@ -146,7 +147,7 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
   measured_step(
       LookupStep::kExact, EntryQuery{}, [](const BestEntry& e) { return describe(e); },
       "no complete run with a correct result for this exact key (device, driver, runtime, "
-      "kernel build, dtype, shape)");
+      "kernel build, dtype, shape, layout)");
 
   {
     EntryQuery q = same_work(key);
@@ -191,7 +192,8 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
       r.detail = fmt::format("no device properties are stored for {}", key.device_uuid);
     } else {
       try {
-        HeuristicAnswer answer = occupancy_heuristic(*device, key.kernel, key.shape);
+        HeuristicAnswer answer = occupancy_heuristic(
+            *device, key.kernel, key.shape, parse_layout(key.layout).value_or(Layout::kNN));
         const Candidate& c = answer.candidate;
         r.state = StepReport::State::kHit;
         r.detail = fmt::format(

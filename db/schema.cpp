@@ -1,4 +1,4 @@
-// Schema versions 1 to 3 and the migration mechanism: an ordered list of steps, each taking the
+// Schema versions 1 to 4 and the migration mechanism: an ordered list of steps, each taking the
 // file from version v to v+1, all applied in one transaction so a file is never left
 // half-migrated. Creating a fresh file is simply the step from version 0.
 #include "db/schema.hpp"
@@ -133,15 +133,23 @@ ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;
 CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
 )sql";
 
+// Issue #12 layouts: the operand layout of each run (autotuner/core/layout.hpp), part of the
+// cache key. Runs before it were all row-major A times B: 'nn'.
+constexpr const char* kAddLayout = R"sql(
+ALTER TABLE runs ADD COLUMN layout TEXT NOT NULL DEFAULT 'nn'
+  CHECK (layout IN ('nn', 'nt', 'tn', 'tt'));
+)sql";
+
 struct Migration {
   int from;  // the step takes the file from `from` to `from + 1`
   void (*apply)(SQLite::Database&);
 };
 
-constexpr std::array<Migration, 3> kMigrations = {{
+constexpr std::array<Migration, 4> kMigrations = {{
     {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
     {1, [](SQLite::Database& db) { db.exec(kAddProvenanceV2); }},
     {2, [](SQLite::Database& db) { db.exec(kAddRunOwnerV3); }},
+    {3, [](SQLite::Database& db) { db.exec(kAddLayout); }},  // issue #12 layouts
 }};
 constexpr bool steps_are_contiguous() {
   for (std::size_t i = 0; i < kMigrations.size(); ++i)

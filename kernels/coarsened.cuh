@@ -78,7 +78,10 @@ struct CoarsenedIn {
     OCCTUNE_UNROLL
     for (int r = 0; r < TM; ++r) {
       const int gm = m0 + rows + r;
-      if (gm < p.m && gn < p.n) p.c[std::size_t(gm) * std::size_t(p.ldc) + gn] = acc[r];
+      if (gm < p.m && gn < p.n) {
+        float* c = p.c + std::size_t(gm) * std::size_t(p.ldc) + gn;
+        *c = scale_output(acc[r], c, p.alpha, p.beta);
+      }
     }
   }
 };

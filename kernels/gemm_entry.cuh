@@ -12,7 +12,8 @@
 
 namespace occtune::kernels {
 
-// Row-major C[M x N] = A[M x K] * B[K x N] with leading dimensions (elements per row).
+// Row-major C[M x N] = alpha * op(A)[M x K] * op(B)[K x N] + beta * C with leading dimensions
+// (elements per stored row); op is the variant's layout (autotuner/core/layout.hpp).
 struct GemmArgs {
   const float* a;
   const float* b;
@@ -22,7 +23,16 @@ struct GemmArgs {
   // Scratch memory of variants that need it (split-K partial sums); VariantInfo says how much.
   float* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // BLAS semantics: with beta == 0, C is never read (it may hold NaN or be uninitialised).
+  float alpha = 1.0f;
+  float beta = 0.0f;
 };
+
+// The epilogue of one output: alpha * acc, plus beta * C when beta != 0 (only then is c read).
+__device__ __forceinline__ float scale_output(float acc, const float* c, float alpha,
+                                              float beta) {
+  return beta == 0.0f ? alpha * acc : fmaf(beta, *c, alpha * acc);
+}
 
 // __launch_bounds__ minimum blocks per SM: a variant may steer the register allocation with
 // kMinBlocksPerSm; without it the bound is the thread count alone.

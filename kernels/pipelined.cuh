@@ -30,7 +30,7 @@ struct PipelinedIn {
     float acc[TM][TN];
     Tile::zero(acc);
     Tile::pipelined_mainloop(p, reinterpret_cast<float*>(smem), m0, n0, 0, p.k, at, acc);
-    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+    Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
   }
 };
 

@@ -80,7 +80,7 @@ struct RegBlockedIn {
         }
       }
     }
-    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+    Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
   }
 };
 

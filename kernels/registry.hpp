@@ -65,9 +65,9 @@ std::vector<const VariantInfo*> all_variants_of(std::string_view family);
 // The variant of a square-tile family with this tile width and layout, or nullptr.
 const VariantInfo* find_tile_variant(std::string_view family, int tile,
                                      Layout layout = Layout::kNN);
-std::string family_names();
+std::string family_names();  // "tiled_dynamic, tiled_static, naive"
 // The symbol of a variant in `layout` given its nn spelling: "NT<RegBlocked<...>>" for
 // NT<RegBlocked<...>> (kernels/gemm_entry.cuh), the nn spelling itself for nn.
-std::string layout_symbol(Layout layout, std::string nn_symbol);  // "tiled_dynamic, tiled_static, naive"
+std::string layout_symbol(Layout layout, std::string nn_symbol);
 
 }  // namespace occtune::kernels

@@ -42,7 +42,7 @@ struct SplitKIn {
     Tile::zero(acc);
     Tile::pipelined_mainloop(p, reinterpret_cast<float*>(smem), m0, n0, k_begin, k_end, at, acc);
     float* slice = p.workspace + std::size_t(z) * std::size_t(p.m) * std::size_t(p.n);
-    Tile::store(acc, at, slice, p.n, m0, n0, p.m, p.n);
+    Tile::template store<false>(acc, at, slice, p.n, m0, n0, p.m, p.n);
   }
 
   // Second pass: whether it can go in float4 groups, and how many items it has.
@@ -53,7 +53,8 @@ struct SplitKIn {
     const long long count = (long long)p.m * p.n;
     return vec ? count / 4 : count;
   }
-  // C at item i (a float4 group or one element) = the sum of the slices, in split order.
+  // C at item i (a float4 group or one element) = alpha * the sum of the slices, in split
+  // order, + beta * C (C read only when beta != 0).
   __device__ static void reduce_item(const GemmArgs& p, long long i, bool vec) {
     const std::size_t slice = std::size_t(p.m) * std::size_t(p.n);
     if (vec) {
@@ -67,13 +68,15 @@ struct SplitKIn {
         s.w += v.w;
       }
       const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      tile::store4(p.c + row * std::size_t(p.ldc) + col, s);
+      float* c = p.c + row * std::size_t(p.ldc) + col;
+      tile::store4(c, Tile::scale4(s, c, p.alpha, p.beta));
     } else {
       const std::size_t e = std::size_t(i);
       float s = p.workspace[e];
       for (int z = 1; z < SPLITS; ++z) s += p.workspace[std::size_t(z) * slice + e];
       const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      p.c[row * std::size_t(p.ldc) + col] = s;
+      float* c = p.c + row * std::size_t(p.ldc) + col;
+      *c = scale_output(s, c, p.alpha, p.beta);
     }
   }
 };

@@ -239,10 +239,20 @@ struct BlockTile {
     }
   }
 
+  // alpha * v + beta * c for a float4 group, c read only when beta != 0.
+  __device__ static float4 scale4(float4 v, const float* c, float alpha, float beta) {
+    if (beta == 0.0f) return make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    const float4 old = load4(c);
+    return make_float4(fmaf(beta, old.x, alpha * v.x), fmaf(beta, old.y, alpha * v.y),
+                       fmaf(beta, old.z, alpha * v.z), fmaf(beta, old.w, alpha * v.w));
+  }
+
   // Writes the thread's tile to c (row-major, leading dimension ldc) at block origin (m0, n0),
-  // clipped to m x n; float4 stores where the row segment is whole and aligned.
+  // clipped to m x n; float4 stores where the row segment is whole and aligned. kScaled: the
+  // GEMM epilogue alpha * acc + beta * c; without it the raw sums (split-K's slices).
+  template <bool kScaled>
   __device__ static void store(const float (&acc)[TM][TN], Coords at, float* c, int ldc, int m0,
-                               int n0, int m, int n) {
+                               int n0, int m, int n, float alpha = 1.0f, float beta = 0.0f) {
     [[maybe_unused]] const bool vec = kSubN == 4 && aligned16(c) && ldc % 4 == 0;
     OCCTUNE_UNROLL
     for (int i = 0; i < TM; ++i) {
@@ -255,13 +265,20 @@ struct BlockTile {
         const float* v = &acc[i][j * kSubN];
         if constexpr (kSubN == 4) {
           if (vec && col + 3 < n) {
-            store4(crow + col, make_float4(v[0], v[1], v[2], v[3]));
+            float4 out = make_float4(v[0], v[1], v[2], v[3]);
+            if constexpr (kScaled) out = scale4(out, crow + col, alpha, beta);
+            store4(crow + col, out);
             continue;
           }
         }
         OCCTUNE_UNROLL
-        for (int q = 0; q < kSubN; ++q)
-          if (col + q < n) crow[col + q] = v[q];
+        for (int q = 0; q < kSubN; ++q) {
+          if (col + q >= n) continue;
+          if constexpr (kScaled)
+            crow[col + q] = scale_output(v[q], crow + col + q, alpha, beta);
+          else
+            crow[col + q] = v[q];
+        }
       }
     }
   }
@@ -297,7 +314,9 @@ struct BlockTile {
   // with transposing stores into Bs[k][n] (kLdB = BN: 2-way bank conflicts on those stores,
   // the price of keeping nn's shared-memory layout).
   static constexpr int kIterAScalar = (kElemsA + kThreads - 1) / kThreads;
-  __host__ __device__ static constexpr int at_k_offset(int it) { return (it * kThreads) / (BM / 4); }
+  __host__ __device__ static constexpr int at_k_offset(int it) {
+    return (it * kThreads) / (BM / 4);
+  }
   __host__ __device__ static constexpr int at_m_offset(int it) {
     return 4 * ((it * kThreads) % (BM / 4));
   }

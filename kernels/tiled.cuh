@@ -48,7 +48,10 @@ __device__ __forceinline__ void tiled_gemm_body(const GemmArgs& p, float* as, fl
     }
     __syncthreads();
   }
-  if (row < p.m && col < p.n) p.c[size_t(row) * p.ldc + col] = acc;
+  if (row < p.m && col < p.n) {
+    float* c = p.c + size_t(row) * p.ldc + col;
+    *c = scale_output(acc, c, p.alpha, p.beta);
+  }
 }
 
 template <Layout L, int TW>
@@ -97,19 +100,24 @@ struct NaiveIn {
       float acc = 0.0f;
       for (int i = 0; i < p.k; ++i)
         acc = fmaf(p.a[size_t(row) * p.lda + i], p.b[size_t(i) * p.ldb + col], acc);
-      p.c[size_t(row) * p.ldc + col] = acc;
+      float* c = p.c + size_t(row) * p.ldc + col;
+      *c = scale_output(acc, c, p.alpha, p.beta);
     } else {
       constexpr bool kRowsAlongX = L == Layout::kTT;
       const int row = blockIdx.y * BLOCK + (kRowsAlongX ? threadIdx.x : threadIdx.y);
       const int col = blockIdx.x * BLOCK + (kRowsAlongX ? threadIdx.y : threadIdx.x);
       if (row >= p.m || col >= p.n) return;
-      const size_t a_m = transposes_a(L) ? 1 : size_t(p.lda), a_k = transposes_a(L) ? size_t(p.lda) : 1;
-      const size_t b_k = transposes_b(L) ? 1 : size_t(p.ldb), b_n = transposes_b(L) ? size_t(p.ldb) : 1;
+      // Strides of op(A) along m and k, and of op(B) along k and n, in the stored matrices.
+      const size_t a_m = transposes_a(L) ? 1 : size_t(p.lda);
+      const size_t a_k = transposes_a(L) ? size_t(p.lda) : 1;
+      const size_t b_k = transposes_b(L) ? 1 : size_t(p.ldb);
+      const size_t b_n = transposes_b(L) ? size_t(p.ldb) : 1;
       float acc = 0.0f;
       for (int i = 0; i < p.k; ++i)
-        acc = fmaf(p.a[size_t(row) * a_m + size_t(i) * a_k], p.b[size_t(i) * b_k + size_t(col) * b_n],
-                   acc);
-      p.c[size_t(row) * p.ldc + col] = acc;
+        acc = fmaf(p.a[size_t(row) * a_m + size_t(i) * a_k],
+                   p.b[size_t(i) * b_k + size_t(col) * b_n], acc);
+      float* c = p.c + size_t(row) * p.ldc + col;
+      *c = scale_output(acc, c, p.alpha, p.beta);
     }
   }
 };

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/cuda/device_probe.hpp"
@@ -26,6 +27,7 @@ struct QueryOptions {
   std::string device;
   std::string kernel = "tiled_dynamic";
   std::string shape;
+  std::string layout = "nn";
   bool explain = false;
   bool fallback = false;
   std::string format = "table";
@@ -50,8 +52,9 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
 
 void print_explanation(const db::LookupResult& result, const db::CacheKey& key,
                        const DeviceInfo& device, bool fallback) {
-  std::cout << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
-                           key.kernel, key.shape.str(), device.uuid, device.name, key.build_id,
+  std::cout << fmt::format("lookup for {} {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
+                           key.kernel, key.shape.str(), key.layout, device.uuid, device.name,
+                           key.build_id,
                            device.driver_version, device.runtime_version,
                            fallback ? ", falling back along the chain" : ", exact key only");
   int number = 1;
@@ -79,6 +82,7 @@ int run_query(const QueryOptions& o) {
   const Format format = parse_format(o.format, false);
   if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(o.shape);
+  const Layout layout = parse_layout_flag(o.layout);
   validate_kernel_name(o.kernel);
   const std::string selector = resolve(o.device, "OCCTUNE_DEVICE", "", "");
   const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
@@ -95,7 +99,9 @@ int run_query(const QueryOptions& o) {
     device = cuda::select_device(selector);
   }
   const auto key = db::CacheKey::make(device, o.kernel, std::string(kernels::kernel_build_id()),
-                                      shape);
+                                      shape, "f32", layout_name(layout));
+  const std::string layout_flag =
+      layout == Layout::kNN ? "" : std::string(" --layout ") + layout_name(layout);
   db::LookupOptions options;
   options.fallback = o.fallback;
   options.probe_all = o.explain;  // show what every step would find, not only the first
@@ -107,10 +113,10 @@ int run_query(const QueryOptions& o) {
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
-         fmt::format("no cached configuration for {} {} on {} ({}) with kernel build {}; run "
-                     "`occtune tune --kernel {} --shape {}` first{}{}",
-                     o.kernel, shape.str(), device.uuid, device.name, key.build_id, o.kernel,
-                     shape.str(),
+         fmt::format("no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
+                     "build {}; run `occtune tune --kernel {} --shape {}{}` first{}{}",
+                     o.kernel, shape.str(), key.layout, device.uuid, device.name, key.build_id,
+                     o.kernel, shape.str(), layout_flag,
                      o.fallback ? "" : ", or pass --fallback to accept the same model, "
                                        "architecture or the occupancy heuristic",
                      why));
@@ -127,9 +133,10 @@ int run_query(const QueryOptions& o) {
   }
   if (result.heuristic) {
     const Candidate& c = result.heuristic->candidate;
-    output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "limiter",
-                         "waves", "answered by"});
-    t.add_row({o.kernel, shape.str(), c.variant ? c.variant->label() : "", std::to_string(c.threads),
+    output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
+                         "limiter", "waves", "answered by"});
+    t.add_row({o.kernel, shape.str(), key.layout, c.variant ? c.variant->label() : "",
+               std::to_string(c.threads),
                output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
                fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
     t.print(std::cout);
@@ -139,9 +146,9 @@ int run_query(const QueryOptions& o) {
   }
   const db::BestEntry& best = *result.entry;
   auto& b = best.best;
-  output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "median ms",
-                       "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
-  t.add_row({o.kernel, shape.str(), b.params, std::to_string(b.threads),
+  output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
+                       "median ms", "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
+  t.add_row({o.kernel, shape.str(), key.layout, b.params, std::to_string(b.threads),
              output::bytes(size_t(b.dynamic_smem)), output::percent(b.occupancy),
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
              fmt::format("{:.2f}x", best.ratio_to_cublas()), std::to_string(b.summary.count),
@@ -168,6 +175,8 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
                   "GPU index (probes the GPU) or UUID (reads only the database)");
   cmd->add_option("--kernel", o->kernel, "kernel family (default tiled_dynamic)");
   cmd->add_option("--shape", o->shape, "MxNxK");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   cmd->add_flag("--explain", o->explain,
                 "show each step of the lookup chain (exact, same model, same architecture, "
                 "heuristic): hit or miss, and why");

@@ -31,6 +31,7 @@ struct TuneOptions {
   std::string config;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::string layout;  // "" = the config's (default nn)
   std::string device;
   std::string db;
   std::string format = "table";
@@ -77,7 +78,7 @@ extern "C" void on_sigint(int) {
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
-  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune");
+  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {
@@ -155,6 +156,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   TuneRequest request;
   request.kernels = job.kernels;
   request.shapes = job.shapes;
+  request.layout = job.layout;
   request.min_tile = job.min_tile;
   request.policy = job.policy;
   request.search = job.search;
@@ -165,12 +167,13 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   request.build_id = std::string(kernels::kernel_build_id());
   if (format == Format::kTable)
     std::cout << fmt::format(
-        "occtune {} on GPU {} {} ({}), kernel build {}, db {}\n"
+        "occtune {} on GPU {} {} ({}), kernel build {}, layout {}, db {}\n"
         "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
         "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
         "of {} MHz\n\n",
         OCCTUNE_VERSION, device.index, device.name, device.uuid, request.build_id,
-        store.path().string(), job.search.strategy, job.policy.samples, job.policy.min_time_s,
+        layout_name(request.layout), store.path().string(), job.search.strategy,
+        job.policy.samples, job.policy.min_time_s,
         job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
         job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100,
         request.reference_clock_mhz);
@@ -201,6 +204,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   if (format == Format::kJson)
     std::cout << output::document("tune", {{"device", output::to_json(device)},
                                            {"build_id", request.build_id},
+                                           {"layout", layout_name(request.layout)},
                                            {"policy", output::to_json(job.policy)},
                                            {"search", search_json(job.search)},
                                            {"force", o.force},
@@ -244,6 +248,9 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "env OCCTUNE_CONFIG)");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed); overrides "
+                  "the config (default nn)");
   cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
   cmd->add_option("--db", o->db,
                   "database path (env OCCTUNE_DB; default "
