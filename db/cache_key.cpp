@@ -7,7 +7,7 @@
 namespace occtune::db {
 
 CacheKey CacheKey::make(const DeviceInfo& device, std::string kernel, std::string build_id,
-                        Shape shape, std::string dtype) {
+                        Shape shape, std::string dtype, std::string layout) {
   CacheKey key;
   key.device_uuid = device.uuid;
   key.device_name = device.name;
@@ -20,6 +20,7 @@ CacheKey CacheKey::make(const DeviceInfo& device, std::string kernel, std::strin
   key.build_id = std::move(build_id);
   key.dtype = std::move(dtype);
   key.shape = shape;
+  key.layout = std::move(layout);
   return key;
 }
 

@@ -194,6 +194,7 @@ CacheKey key_of(const json& run) {
   key.dtype = run["dtype"].get<std::string>();
   key.shape = Shape{run["m"].get<std::int64_t>(), run["n"].get<std::int64_t>(),
                     run["k"].get<std::int64_t>()};
+  key.layout = get_or<std::string>(run, "layout", "nn");  // older exports: all nn
   return key;
 }
 
@@ -444,11 +445,12 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
       SQLite::Statement existing(db,
                                  "SELECT id, status FROM runs WHERE device_id = ? AND kernel = ? "
                                  "AND build_id = ? AND dtype = ? AND m = ? AND n = ? AND k = ? "
-                                 "AND started_at = ?");
+                                 "AND started_at = ? AND layout = ?");
       existing.bind(1, device_id);
       int index = 1;
       for (auto name : {"kernel", "build_id", "dtype", "m", "n", "k", "started_at"})
         bind_value(existing, ++index, run[name]);
+      existing.bind(++index, get_or<std::string>(run, "layout", "nn"));  // older exports: nn
       if (existing.executeStep()) {
         const std::int64_t id = existing.getColumn(0).getInt64();
         const std::string status = existing.getColumn(1).getString();

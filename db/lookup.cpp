@@ -26,13 +26,14 @@ std::string describe(const BestEntry& e) {
 
 std::string cc(int major, int minor) { return fmt::format("{}.{}", major, minor); }
 
-// The fields that every fallback keeps: same kernel build, dtype and shape.
+// The fields that every fallback keeps: same kernel build, dtype, shape and layout.
 EntryQuery same_work(const CacheKey& key) {
   EntryQuery q;
   q.kernel = key.kernel;
   q.build_id = key.build_id;
   q.dtype = key.dtype;
   q.shape = key.shape;
+  q.layout = key.layout;
   q.excluding = key;
   q.limit = 4;  // keys whose newest run has no correct result are skipped; look a little further
   return q;
@@ -107,13 +108,13 @@ std::string_view to_string(StepReport::State state) {
 }
 
 HeuristicAnswer occupancy_heuristic(const DeviceInfo& device, const std::string& kernel,
-                                    Shape shape) {
+                                    Shape shape, Layout layout) {
   const kernels::FamilyInfo* family = kernels::find_family(kernel);
   if (!family)
     fail(ExitCode::kUsage,
          fmt::format("unknown kernel '{}'; known kernels: {}", kernel, kernels::family_names()));
   OfflineOccupancy oracle(device);
-  const Plan plan = plan_family(*family, device, shape, oracle);
+  const Plan plan = plan_family(*family, device, shape, oracle, 0, layout);
   HeuristicAnswer answer;
   answer.oracle = plan.oracle;
   const Candidate* pick = nullptr;
@@ -173,6 +174,7 @@ std::optional<StepHit> nearest_shape(Store& store, const CacheKey& key) {
   q.kernel = key.kernel;
   q.build_id = key.build_id;
   q.dtype = key.dtype;
+  q.layout = key.layout;
   q.excluding = key;
   q.order = EntryQuery::Order::kRunId;
   q.limit = 256;
@@ -239,7 +241,7 @@ std::string miss_detail(const CacheKey& key, LookupStep step) {
   switch (step) {
     case LookupStep::kExact:
       return "no complete run with a correct result for this exact key (device, driver, "
-             "runtime, kernel build, dtype, shape)";
+             "runtime, kernel build, dtype, shape, layout)";
     case LookupStep::kSameModel:
       return fmt::format("no other entry for a {} with {}, dtype and shape", key.device_name, what);
     case LookupStep::kSameArchitecture:
@@ -332,7 +334,8 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
       r.detail = fmt::format("no device properties are stored for {}", key.device_uuid);
     } else {
       try {
-        HeuristicAnswer answer = occupancy_heuristic(*device, kernel, key.shape);
+        HeuristicAnswer answer = occupancy_heuristic(
+            *device, kernel, key.shape, parse_layout(key.layout).value_or(Layout::kNN));
         const Candidate& c = answer.candidate;
         r.state = StepReport::State::kHit;
         r.detail = fmt::format(

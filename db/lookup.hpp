@@ -12,6 +12,7 @@
 
 #include "autotuner/core/candidate.hpp"
 #include "autotuner/core/device_info.hpp"
+#include "autotuner/core/layout.hpp"
 #include "db/store.hpp"
 
 namespace occtune::db {
@@ -82,8 +83,9 @@ double shape_distance(const Shape& a, const Shape& b);
 inline constexpr const char* kTextbookFamily = "tiled_dynamic";
 
 // The textbook answer for `kernel` and `shape` on `device` (cuda_occupancy.h, build-time
-// register counts). Throws Error when the device or kernel cannot be planned.
+// register counts), among the family's variants of `layout`. Throws Error when the device or
+// kernel cannot be planned.
 HeuristicAnswer occupancy_heuristic(const DeviceInfo& device, const std::string& kernel,
-                                    Shape shape);
+                                    Shape shape, Layout layout = Layout::kNN);
 
 }  // namespace occtune::db

@@ -186,6 +186,12 @@ CREATE TABLE check_keys (
   p_value             REAL
 );
 CREATE INDEX check_keys_by_check ON check_keys (check_id);
+
+// Version 5 (issue #12 layouts): the operand layout of each run (autotuner/core/layout.hpp), part of the
+// cache key. Runs before it were all row-major A times B: 'nn'.
+constexpr const char* kAddLayout = R"sql(
+ALTER TABLE runs ADD COLUMN layout TEXT NOT NULL DEFAULT 'nn'
+  CHECK (layout IN ('nn', 'nt', 'tn', 'tt'));
 )sql";
 
 struct Migration {
@@ -193,11 +199,12 @@ struct Migration {
   void (*apply)(SQLite::Database&);
 };
 
-constexpr std::array<Migration, 4> kMigrations = {{
+constexpr std::array<Migration, 5> kMigrations = {{
     {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
     {1, [](SQLite::Database& db) { db.exec(kAddProvenanceV2); }},
     {2, [](SQLite::Database& db) { db.exec(kAddRunOwnerV3); }},
     {3, [](SQLite::Database& db) { db.exec(kAddCheckHistoryV4); }},
+    {4, [](SQLite::Database& db) { db.exec(kAddLayout); }},  // issue #12 layouts
 }};
 constexpr bool steps_are_contiguous() {
   for (std::size_t i = 0; i < kMigrations.size(); ++i)

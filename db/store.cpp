@@ -191,17 +191,18 @@ class Row {
 constexpr const char* kKeyWhere =
     "d.uuid = ? AND d.name = ? AND d.cc_major = ? AND d.cc_minor = ? AND d.sm_count = ? AND "
     "d.driver_version = ? AND d.runtime_version = ? AND r.kernel = ? AND r.build_id = ? AND "
-    "r.dtype = ? AND r.m = ? AND r.n = ? AND r.k = ?";
+    "r.dtype = ? AND r.m = ? AND r.n = ? AND r.k = ? AND r.layout = ?";
 
 void bind_key(Binder& bind, const CacheKey& key) {
   bind(key.device_uuid)(key.device_name)(key.cc_major)(key.cc_minor)(key.sm_count)(
       key.driver_version)(key.runtime_version)(key.kernel)(key.build_id)(key.dtype)(key.shape.m)(
-      key.shape.n)(key.shape.k);
+      key.shape.n)(key.shape.k)(key.layout);
 }
 
 constexpr const char* kRunColumns =
     "r.id, d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
-    "d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k, r.status, r.started_at, "
+    "d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k, r.layout, r.status, "
+    "r.started_at, "
     "r.finished_at, r.tool_version, r.argv_json, r.policy_json, r.cublas_count, r.cublas_min_ms, "
     "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms, "
     "r.strategy, r.reference_clock_mhz";
@@ -222,6 +223,7 @@ CacheKey read_key(Row& row) {
   key.shape.m = row.next_int64();
   key.shape.n = row.next_int64();
   key.shape.k = row.next_int64();
+  key.layout = row.next_string();
   return key;
 }
 
@@ -364,7 +366,7 @@ bool same_key(const CacheKey& a, const CacheKey& b) {
          a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count &&
          a.driver_version == b.driver_version && a.runtime_version == b.runtime_version &&
          a.kernel == b.kernel && a.build_id == b.build_id && a.dtype == b.dtype &&
-         a.shape == b.shape;
+         a.shape == b.shape && a.layout == b.layout;
 }
 
 // Checked before SQLite sees the path so the message says what is wrong and nothing is created
@@ -648,14 +650,15 @@ std::int64_t Store::begin_run(const RunStart& start, const RunSearch& search) {
       device_id = upsert.getColumn(0).getInt64();
     }
     SQLite::Statement insert(
-        *db_, fmt::format("INSERT INTO runs (device_id, kernel, build_id, dtype, m, n, k, status, "
-                          "started_at, tool_version, argv_json, policy_json, strategy, "
+        *db_, fmt::format("INSERT INTO runs (device_id, kernel, build_id, dtype, m, n, k, layout, "
+                          "status, started_at, tool_version, argv_json, policy_json, strategy, "
                           "reference_clock_mhz) VALUES "
-                          "(?, ?, ?, ?, ?, ?, ?, 'running', {}, ?, ?, ?, ?, ?)",
+                          "(?, ?, ?, ?, ?, ?, ?, ?, 'running', {}, ?, ?, ?, ?, ?)",
                           kNow));
     Binder{insert}(device_id)(start.kernel)(start.build_id)(start.dtype)(start.shape.m)(
-        start.shape.n)(start.shape.k)(start.tool_version)(codec::strings_json(start.argv))(
-        codec::policy_json(start.policy))(search.strategy)(search.reference_clock_mhz);
+        start.shape.n)(start.shape.k)(start.layout)(start.tool_version)(
+        codec::strings_json(start.argv))(codec::policy_json(start.policy))(search.strategy)(
+        search.reference_clock_mhz);
     insert.exec();
     const std::int64_t run_id = db_->getLastInsertRowid();
     owner::stamp(*db_, run_id);  // lets a later open tell an abandoned run from a live one
@@ -979,11 +982,11 @@ std::vector<CacheKey> Store::near_keys(const CacheKey& key) {
         "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
         "d.runtime_version, r.build_id, r.dtype, r.kernel, MAX(r.id) AS newest "
         "FROM runs r JOIN devices d ON d.id = r.device_id "
-        "WHERE (? = '' OR r.kernel = ?) AND r.m = ? AND r.n = ? AND r.k = ? "
+        "WHERE (? = '' OR r.kernel = ?) AND r.m = ? AND r.n = ? AND r.k = ? AND r.layout = ? "
         "AND r.status = 'complete' "
         "GROUP BY d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, "
         "d.runtime_version, r.build_id, r.dtype, r.kernel ORDER BY newest DESC");
-    Binder{query}(key.kernel)(key.kernel)(key.shape.m)(key.shape.n)(key.shape.k);
+    Binder{query}(key.kernel)(key.kernel)(key.shape.m)(key.shape.n)(key.shape.k)(key.layout);
     std::vector<CacheKey> out;
     while (query.executeStep()) {
       Row row(query);
@@ -999,6 +1002,7 @@ std::vector<CacheKey> Store::near_keys(const CacheKey& key) {
       near.dtype = row.next_string();
       near.kernel = row.next_string();
       near.shape = key.shape;
+      near.layout = key.layout;
       if (!same_key(near, key)) out.push_back(std::move(near));
     }
     return out;
@@ -1070,15 +1074,17 @@ EntryPage Store::entries(const EntryQuery& q) {
     add(q.build_id.has_value(), "r.build_id = ?");
     add(q.dtype.has_value(), "r.dtype = ?");
     add(q.shape.has_value(), "r.m = ? AND r.n = ? AND r.k = ?");
+    add(q.layout.has_value(), "r.layout = ?");
     add(q.excluding.has_value(), fmt::format("NOT ({})", kKeyWhere).c_str());
     const bool by_id = q.order == EntryQuery::Order::kRunId;
     SQLite::Statement query(
         *db_,
         fmt::format("SELECT d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, "
                     "d.driver_version, d.runtime_version, r.kernel, r.build_id, r.dtype, r.m, "
-                    "r.n, r.k, MAX(r.started_at) AS newest_at, MAX(r.id) AS newest_id "
+                    "r.n, r.k, r.layout, MAX(r.started_at) AS newest_at, MAX(r.id) AS newest_id "
                     "FROM runs r JOIN devices d ON d.id = r.device_id WHERE {} "
-                    "GROUP BY r.device_id, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k {} "
+                    "GROUP BY r.device_id, r.kernel, r.build_id, r.dtype, r.m, r.n, r.k, "
+                    "r.layout {} "
                     "ORDER BY {} LIMIT ?",
                     where, q.before_run_id > 0 ? "HAVING newest_id < ?" : "",
                     by_id ? "newest_id DESC" : "newest_at DESC, newest_id DESC"));
@@ -1094,6 +1100,7 @@ EntryPage Store::entries(const EntryQuery& q) {
     if (q.build_id) bind(*q.build_id);
     if (q.dtype) bind(*q.dtype);
     if (q.shape) bind(q.shape->m)(q.shape->n)(q.shape->k);
+    if (q.layout) bind(*q.layout);
     if (q.excluding) bind_key(bind, *q.excluding);
     if (q.before_run_id > 0) bind(q.before_run_id);
     bind(std::max(q.limit, 0));

@@ -21,7 +21,7 @@ class Database;
 
 namespace occtune::db {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 inline constexpr int kApplicationId = 0x4F43544E;  // "OCTN"
 
 // The complete cache key (design.md 1.2): a mismatch in any field is a miss.
@@ -37,9 +37,10 @@ struct CacheKey {
   std::string build_id;      // kernels::kernel_build_id()
   std::string dtype = "f32";
   Shape shape;
+  std::string layout = "nn";  // operand layout (autotuner/core/layout.hpp): nn, nt, tn, tt
 
   static CacheKey make(const DeviceInfo& device, std::string kernel, std::string build_id,
-                       Shape shape, std::string dtype = "f32");
+                       Shape shape, std::string dtype = "f32", std::string layout = "nn");
 };
 
 enum class RunStatus { kRunning, kComplete, kInterrupted, kFailed };
@@ -54,6 +55,7 @@ struct RunStart {
   std::string tool_version;
   std::vector<std::string> argv;
   TimingPolicy policy;
+  std::string layout = "nn";  // last, so brace-initialised RunStarts stay valid
 };
 
 // How a run searched (schema 2): kept beside RunStart so brace-initialised RunStarts stay valid.
@@ -140,6 +142,7 @@ struct EntryQuery {
   std::optional<int> cc_major, cc_minor, sm_count, driver_version, runtime_version;
   std::optional<std::string> kernel, build_id, dtype;
   std::optional<Shape> shape;
+  std::optional<std::string> layout;
   std::optional<CacheKey> excluding;  // leave out the entry of exactly this key
   std::int64_t before_run_id = 0;     // > 0: only keys whose newest complete run id is below it
   int limit = 100;                    // keys examined (a key without a correct result is skipped)

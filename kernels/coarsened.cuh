@@ -8,8 +8,11 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM>
-struct Coarsened {
+template <Layout L, int BM, int BN, int BK, int TM>
+struct CoarsenedIn {
+  template <Layout L2>
+  using In = CoarsenedIn<L2, BM, BN, BK, TM>;
+  static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kCoarsened;
   static constexpr TileParams kParams{BM, BN, BK, TM, 1, BM, BN, 1, 1};
   static_assert(tile_valid(kFamily, kParams),
@@ -29,17 +32,31 @@ struct Coarsened {
     OCCTUNE_UNROLL
     for (int r = 0; r < TM; ++r) acc[r] = 0.0f;
     for (int k0 = 0; k0 < p.k; k0 += BK) {
+      // Consecutive threads read consecutive addresses of the stored matrix in every layout:
+      // along k for A nn and B^T, along m for A^T and n for B nn.
       OCCTUNE_UNROLL
       for (int it = 0; it < BM * BK / kThreads; ++it) {
         const int e = tid + it * kThreads;
-        const int gm = m0 + e / BK, gk = k0 + e % BK;
-        as[e] = gm < p.m && gk < p.k ? p.a[std::size_t(gm) * std::size_t(p.lda) + gk] : 0.0f;
+        if constexpr (!transposes_a(L)) {
+          const int gm = m0 + e / BK, gk = k0 + e % BK;
+          as[e] = gm < p.m && gk < p.k ? p.a[std::size_t(gm) * std::size_t(p.lda) + gk] : 0.0f;
+        } else {
+          const int gk = k0 + e / BM, gm = m0 + e % BM;
+          as[(e % BM) * BK + e / BM] =
+              gm < p.m && gk < p.k ? p.a[std::size_t(gk) * std::size_t(p.lda) + gm] : 0.0f;
+        }
       }
       OCCTUNE_UNROLL
       for (int it = 0; it < BK * BN / kThreads; ++it) {
         const int e = tid + it * kThreads;
-        const int gk = k0 + e / BN, gn = n0 + e % BN;
-        bs[e] = gk < p.k && gn < p.n ? p.b[std::size_t(gk) * std::size_t(p.ldb) + gn] : 0.0f;
+        if constexpr (!transposes_b(L)) {
+          const int gk = k0 + e / BN, gn = n0 + e % BN;
+          bs[e] = gk < p.k && gn < p.n ? p.b[std::size_t(gk) * std::size_t(p.ldb) + gn] : 0.0f;
+        } else {
+          const int gn = n0 + e / BK, gk = k0 + e % BK;
+          bs[(e % BK) * BN + e / BK] =
+              gk < p.k && gn < p.n ? p.b[std::size_t(gn) * std::size_t(p.ldb) + gk] : 0.0f;
+        }
       }
       __syncthreads();
       OCCTUNE_UNROLL
@@ -61,10 +78,17 @@ struct Coarsened {
     OCCTUNE_UNROLL
     for (int r = 0; r < TM; ++r) {
       const int gm = m0 + rows + r;
-      if (gm < p.m && gn < p.n) p.c[std::size_t(gm) * std::size_t(p.ldc) + gn] = acc[r];
+      if (gm < p.m && gn < p.n) {
+        float* c = p.c + std::size_t(gm) * std::size_t(p.ldc) + gn;
+        *c = scale_output(acc[r], c, p.alpha, p.beta);
+      }
     }
   }
 };
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM>
+struct Coarsened : CoarsenedIn<Layout::kNN, BM, BN, BK, TM> {};
 
 // The registered instantiations (kernels/coarsened.cu), also run by the host emulator of the
 // unit tests: 2, 4, 8 and 16 outputs per thread. Parameters: BM, BN, BK, TM.
@@ -74,5 +98,8 @@ struct Coarsened {
   X(Coarsened<64, 64, 8, 8>)          \
   X(Coarsened<128, 64, 8, 16>)        \
   X(Coarsened<128, 32, 16, 16>)
+
+// The variant also registered as nt, tn and tt (issue #12, docs/architecture.md).
+#define OCCTUNE_COARSENED_TRANSPOSED_VARIANTS(X) X(Coarsened<64, 64, 16, 4>)
 
 }  // namespace occtune::kernels

@@ -8,9 +8,12 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "autotuner/core/layout.hpp"
+
 namespace occtune::kernels {
 
-// Row-major C[M x N] = A[M x K] * B[K x N] with leading dimensions (elements per row).
+// Row-major C[M x N] = alpha * op(A)[M x K] * op(B)[K x N] + beta * C with leading dimensions
+// (elements per stored row); op is the variant's layout (autotuner/core/layout.hpp).
 struct GemmArgs {
   const float* a;
   const float* b;
@@ -20,7 +23,16 @@ struct GemmArgs {
   // Scratch memory of variants that need it (split-K partial sums); VariantInfo says how much.
   float* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // BLAS semantics: with beta == 0, C is never read (it may hold NaN or be uninitialised).
+  float alpha = 1.0f;
+  float beta = 0.0f;
 };
+
+// The epilogue of one output: alpha * acc, plus beta * C when beta != 0 (only then is c read).
+__device__ __forceinline__ float scale_output(float acc, const float* c, float alpha,
+                                              float beta) {
+  return beta == 0.0f ? alpha * acc : fmaf(beta, *c, alpha * acc);
+}
 
 // __launch_bounds__ minimum blocks per SM: a variant may steer the register allocation with
 // kMinBlocksPerSm; without it the bound is the thread count alone.
@@ -29,6 +41,18 @@ struct MinBlocksPerSm : std::integral_constant<int, 0> {};
 template <class Variant>
 struct MinBlocksPerSm<Variant, std::void_t<decltype(Variant::kMinBlocksPerSm)>>
     : std::integral_constant<int, Variant::kMinBlocksPerSm> {};
+
+// The layouts of a variant (autotuner/core/layout.hpp). A family's implementation takes the
+// layout as its first template parameter and names itself for any other layout as
+// `template <Layout L> using In`; the nn variant keeps its plain name (RegBlocked<...>, the
+// symbol stored since before layouts existed) and the others are these wrappers around it:
+// NT<RegBlocked<...>> is RegBlocked<...>'s tile with op(B) = T.
+template <class Variant>
+struct NT : Variant::template In<Layout::kNT> {};
+template <class Variant>
+struct TN : Variant::template In<Layout::kTN> {};
+template <class Variant>
+struct TT : Variant::template In<Layout::kTT> {};
 
 // Only nvcc sees the kernel: the variant traits themselves are plain C++ so the unit tests can
 // run them in a host emulator (tests/support/kernel_emulator.hpp).

@@ -13,6 +13,10 @@ void register_pipelined(Registry& r) {
 #define OCCTUNE_REGISTER(...) add_tile_variant<__VA_ARGS__>(r, #__VA_ARGS__, "pipelined");
   OCCTUNE_PIPELINED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) \
+  add_transposed_tile_variants<__VA_ARGS__>(r, #__VA_ARGS__, "pipelined");
+  OCCTUNE_PIPELINED_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
 }
 
 }  // namespace occtune::kernels

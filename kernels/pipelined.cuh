@@ -9,10 +9,14 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER>
-struct Pipelined {
-  using Tile =
-      tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG, ORDER>;
+template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
+          int ORDER>
+struct PipelinedIn {
+  template <Layout L2>
+  using In = PipelinedIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER>;
+  using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG,
+                               ORDER, 1, 0, L>;
+  static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kPipelined;
   static constexpr TileParams kParams = Tile::kParams;
   static constexpr int kMaxThreads = Tile::kThreads;
@@ -26,9 +30,13 @@ struct Pipelined {
     float acc[TM][TN];
     Tile::zero(acc);
     Tile::pipelined_mainloop(p, reinterpret_cast<float*>(smem), m0, n0, 0, p.k, at, acc);
-    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+    Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
   }
 };
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER>
+struct Pipelined : PipelinedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER> {};
 
 // The registered instantiations (kernels/pipelined.cu), also run by the host emulator of the
 // unit tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (1: A through registers),
@@ -51,6 +59,13 @@ struct Pipelined {
   X(Pipelined<64, 64, 16, 8, 8, 32, 64, 3, 0, 0>)    \
   X(Pipelined<64, 64, 16, 4, 4, 16, 32, 3, 0, 0>)    \
   X(Pipelined<32, 128, 16, 4, 8, 16, 64, 3, 0, 0>)   \
+  X(Pipelined<128, 32, 16, 8, 4, 64, 16, 3, 0, 0>)
+
+// The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): small
+// shapes and both skinny tiles; A goes by cp.async (areg 0), which a transposed A needs.
+#define OCCTUNE_PIPELINED_TRANSPOSED_VARIANTS(X)     \
+  X(Pipelined<64, 64, 16, 4, 4, 16, 32, 3, 0, 0>)   \
+  X(Pipelined<32, 128, 16, 4, 8, 16, 64, 3, 0, 0>)  \
   X(Pipelined<128, 32, 16, 8, 4, 64, 16, 3, 0, 0>)
 
 }  // namespace occtune::kernels

@@ -14,6 +14,10 @@ void register_regblocked(Registry& r) {
 #define OCCTUNE_REGISTER(...) add_tile_variant<__VA_ARGS__>(r, #__VA_ARGS__, "regblocked");
   OCCTUNE_REGBLOCKED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) \
+  add_transposed_tile_variants<__VA_ARGS__>(r, #__VA_ARGS__, "regblocked");
+  OCCTUNE_REGBLOCKED_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
 }
 
 }  // namespace occtune::kernels

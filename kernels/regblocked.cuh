@@ -13,10 +13,14 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int ORDER, int FBUF, int LDK>
-struct RegBlocked {
+template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int ORDER, int FBUF,
+          int LDK>
+struct RegBlockedIn {
+  template <Layout L2>
+  using In = RegBlockedIn<L2, BM, BN, BK, TM, TN, WM, WN, ORDER, FBUF, LDK>;
   using Tile = tile::BlockTile<TileFamily::kRegBlocked, BM, BN, BK, TM, TN, WM, WN, 2, 1, 0, ORDER,
-                               FBUF, LDK>;
+                               FBUF, LDK, L>;
+  static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kRegBlocked;
   static constexpr TileParams kParams = Tile::kParams;
   static constexpr int kMaxThreads = Tile::kThreads;
@@ -76,9 +80,13 @@ struct RegBlocked {
         }
       }
     }
-    Tile::store(acc, at, p.c, p.ldc, m0, n0, p.m, p.n);
+    Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
   }
 };
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int ORDER, int FBUF, int LDK>
+struct RegBlocked : RegBlockedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, ORDER, FBUF, LDK> {};
 
 // The registered instantiations (kernels/regblocked.cu), also run by the host emulator of the
 // unit tests. Parameters: BM, BN, BK, TM, TN, WM, WN (WM = BM and WN = BN: no warp tiling),
@@ -103,6 +111,13 @@ struct RegBlocked {
   X(RegBlocked<128, 256, 16, 16, 8, 64, 64, 0, 2, 0>) \
   X(RegBlocked<256, 128, 8, 16, 8, 64, 64, 0, 2, 0>)  \
   X(RegBlocked<128, 128, 8, 16, 8, 64, 64, 1, 2, 2>)  \
+  X(RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>)
+
+// The variants also registered as nt, tn and tt (NT<>, TN<>, TT<>; issue #12, choice in
+// docs/architecture.md): the large-square winner, a 128x128 tile and a medium 64x128 tile.
+#define OCCTUNE_REGBLOCKED_TRANSPOSED_VARIANTS(X)    \
+  X(RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>) \
+  X(RegBlocked<128, 128, 8, 8, 8, 32, 64, 0, 1, 0>)  \
   X(RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>)
 
 }  // namespace occtune::kernels

@@ -16,25 +16,19 @@ namespace {
 
 size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }
 
-// Registers a square-block variant under its own spelling ("TiledDynamic<16>"), which is how
-// the build-time manifest names its instantiation of gemm_entry.
-#define OCCTUNE_ADD_SQUARE(r, Variant, family, param, width, smem) \
-  r.add<Variant>(#Variant, family, {{param, width}}, width, width, width, width, smem)
+template <class Variant>
+using AsIs = Variant;
 
-void register_all(Registry& r) {
-  r.families.push_back({"tiled_dynamic",
-                        "textbook tiled GEMM, dynamic shared memory, compile-time tile width "
-                        "chosen from occupancy-API candidates",
-                        false, "TiledDynamic<0>", &tiled_dynamic_smem, 4});
-  r.families.push_back({"tiled_static", "textbook tiled GEMM, static shared memory (baseline)",
-                        true, "", nullptr, 1});
-  r.families.push_back({"naive", "one output per thread from global memory (baseline)", true, "",
-                        nullptr, 1});
+// Registers a square-block variant W<Nn> under its spelling ("TiledDynamic<16>",
+// "NT<TiledDynamic<16>>"), which is how the build-time manifest names its gemm_entry.
+#define OCCTUNE_ADD_SQUARE(r, Nn, family, param, width, smem)                                 \
+  r.add<W<Nn>>(layout_symbol(LayoutOf<W<Nn>>::value, #Nn), family, {{param, width}}, width, \
+               width, width, width, smem)
 
-  // The run-time-tile kernel the textbook method asks the Occupancy API about. It is not a
-  // candidate itself (docs/architecture.md): the tile it suggests is launched specialised.
-  r.add<TiledDynamic<0>>("TiledDynamic<0>", "tiled_dynamic_generation", {{"tile", 0}}, 0, 0, 0,
-                         0, 0);
+// The textbook families in the layout W names (AsIs: nn). Every tile width exists in every
+// layout, so the textbook occupancy walk finds its tiles whatever the layout.
+template <template <class> class W>
+void register_textbook(Registry& r) {
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<1>, "tiled_dynamic", "tile", 1, tiled_dynamic_smem(1));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<2>, "tiled_dynamic", "tile", 2, tiled_dynamic_smem(4));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<4>, "tiled_dynamic", "tile", 4, tiled_dynamic_smem(16));
@@ -47,6 +41,27 @@ void register_all(Registry& r) {
   OCCTUNE_ADD_SQUARE(r, Naive<8>, "naive", "block", 8, 0);
   OCCTUNE_ADD_SQUARE(r, Naive<16>, "naive", "block", 16, 0);
   OCCTUNE_ADD_SQUARE(r, Naive<32>, "naive", "block", 32, 0);
+}
+
+void register_all(Registry& r) {
+  r.families.push_back({"tiled_dynamic",
+                        "textbook tiled GEMM, dynamic shared memory, compile-time tile width "
+                        "chosen from occupancy-API candidates",
+                        false, "TiledDynamic<0>", &tiled_dynamic_smem, 4});
+  r.families.push_back({"tiled_static", "textbook tiled GEMM, static shared memory (baseline)",
+                        true, "", nullptr, 1});
+  r.families.push_back({"naive", "one output per thread from global memory (baseline)", true, "",
+                        nullptr, 1});
+
+  // The run-time-tile kernel the textbook method asks the Occupancy API about. It is not a
+  // candidate itself (docs/architecture.md): the tile it suggests is launched specialised. Its
+  // nn instantiation answers for every layout (same shared memory, same thread count).
+  r.add<TiledDynamic<0>>("TiledDynamic<0>", "tiled_dynamic_generation", {{"tile", 0}}, 0, 0, 0,
+                         0, 0);
+  register_textbook<AsIs>(r);
+  register_textbook<NT>(r);
+  register_textbook<TN>(r);
+  register_textbook<TT>(r);
 
   // The issue #3 families, each registering its own instantiations (kernels/<family>.cu).
   register_coarsened(r);
@@ -75,6 +90,13 @@ const Entry* find_entry(std::string_view symbol) {
 
 }  // namespace
 
+std::string layout_symbol(Layout layout, std::string nn_symbol) {
+  if (layout == Layout::kNN) return nn_symbol;
+  std::string prefix = layout_name(layout);
+  for (auto& ch : prefix) ch = char(ch - 'a' + 'A');
+  return prefix + "<" + nn_symbol + ">";
+}
+
 int VariantInfo::param(std::string_view name, int fallback) const {
   for (auto& p : params)
     if (p.name == name) return p.value;
@@ -99,16 +121,23 @@ const FamilyInfo* find_family(std::string_view name) {
   return nullptr;
 }
 
-std::vector<const VariantInfo*> variants_of(std::string_view family) {
+std::vector<const VariantInfo*> variants_of(std::string_view family, Layout layout) {
+  std::vector<const VariantInfo*> out;
+  for (auto& v : registry().infos)
+    if (v.family == family && v.layout == layout) out.push_back(&v);
+  return out;
+}
+
+std::vector<const VariantInfo*> all_variants_of(std::string_view family) {
   std::vector<const VariantInfo*> out;
   for (auto& v : registry().infos)
     if (v.family == family) out.push_back(&v);
   return out;
 }
 
-const VariantInfo* find_tile_variant(std::string_view family, int tile) {
+const VariantInfo* find_tile_variant(std::string_view family, int tile, Layout layout) {
   for (auto& v : registry().infos)
-    if (v.family == family && v.param("tile") == tile) return &v;
+    if (v.family == family && v.layout == layout && v.param("tile") == tile) return &v;
   return nullptr;
 }
 

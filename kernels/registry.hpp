@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "autotuner/core/layout.hpp"
+
 namespace occtune::kernels {
 
 struct Param {
@@ -27,6 +29,8 @@ struct VariantInfo {
   int grid_z = 1;                // blocks along z (split-K: one per K slice)
   // Scratch memory a launch needs for shape m x n x k (GemmArgs::workspace); nullptr: none.
   std::size_t (*workspace_bytes)(int m, int n, int k) = nullptr;
+  // The operand layout the variant computes (autotuner/core/layout.hpp); a variant has one.
+  Layout layout = Layout::kNN;
 
   int threads() const { return block_x * block_y; }
   std::size_t workspace(int m, int n, int k) const {
@@ -53,9 +57,17 @@ struct FamilyInfo {
 const std::vector<FamilyInfo>& families();
 const std::vector<VariantInfo>& variants();
 const FamilyInfo* find_family(std::string_view name);
-std::vector<const VariantInfo*> variants_of(std::string_view family);
-// The variant of a square-tile family with this tile width, or nullptr.
-const VariantInfo* find_tile_variant(std::string_view family, int tile);
+// The variants of `family` that compute `layout`, in registration order.
+std::vector<const VariantInfo*> variants_of(std::string_view family,
+                                            Layout layout = Layout::kNN);
+// Every variant of `family`, whatever its layout.
+std::vector<const VariantInfo*> all_variants_of(std::string_view family);
+// The variant of a square-tile family with this tile width and layout, or nullptr.
+const VariantInfo* find_tile_variant(std::string_view family, int tile,
+                                     Layout layout = Layout::kNN);
 std::string family_names();  // "tiled_dynamic, tiled_static, naive"
+// The symbol of a variant in `layout` given its nn spelling: "NT<RegBlocked<...>>" for
+// NT<RegBlocked<...>> (kernels/gemm_entry.cuh), the nn spelling itself for nn.
+std::string layout_symbol(Layout layout, std::string nn_symbol);
 
 }  // namespace occtune::kernels

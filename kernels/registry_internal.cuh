@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct Entry {
   LaunchFn launch = nullptr;
 };
 
+// The layout of a variant: kLayout where it declares one (every GEMM family), else nn.
+template <class Variant, class = void>
+struct LayoutOf : std::integral_constant<Layout, Layout::kNN> {};
+template <class Variant>
+struct LayoutOf<Variant, std::void_t<decltype(Variant::kLayout)>>
+    : std::integral_constant<Layout, Variant::kLayout> {};
+
 template <class Variant>
 cudaError_t launch_entry(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                          cudaStream_t stream) {
@@ -38,10 +46,10 @@ struct Registry {
   // Registers the instantiation gemm_entry<Variant> under `symbol`, the trait type as written,
   // which is also how the build-time manifest names it.
   template <class Variant>
-  void add(const char* symbol, std::string family, std::vector<Param> params, int block_x,
+  void add(std::string symbol, std::string family, std::vector<Param> params, int block_x,
            int block_y, int tile_m, int tile_n, size_t dynamic_smem) {
-    add<Variant>(VariantInfo{std::move(family), symbol, std::move(params), block_x, block_y, tile_m,
-                             tile_n, dynamic_smem});
+    add<Variant>(VariantInfo{std::move(family), std::move(symbol), std::move(params), block_x,
+                             block_y, tile_m, tile_n, dynamic_smem});
   }
 
   // The same with the full metadata and, for variants that launch more than their kernel
@@ -50,6 +58,7 @@ struct Registry {
   void add(VariantInfo info, LaunchFn launch = &launch_entry<Variant>) {
     Entry e;
     e.info = std::move(info);
+    e.info.layout = LayoutOf<Variant>::value;
     e.function = reinterpret_cast<const void*>(&gemm_entry<Variant>);
     e.launch = launch;
     entries.push_back(std::move(e));

@@ -45,6 +45,12 @@ void register_splitk(Registry& r) {
   add_tile_variant<__VA_ARGS__>(r, #__VA_ARGS__, "splitk", &launch_splitk<__VA_ARGS__>);
   OCCTUNE_SPLITK_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...)                                                            \
+  add_tile_variant<NT<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<NT<__VA_ARGS__>>); \
+  add_tile_variant<TN<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<TN<__VA_ARGS__>>); \
+  add_tile_variant<TT<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<TT<__VA_ARGS__>>);
+  OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
 }
 
 }  // namespace occtune::kernels

@@ -8,11 +8,14 @@
 
 namespace occtune::kernels {
 
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
-          int ORDER>
-struct SplitK {
-  using Tile =
-      tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, ORDER>;
+template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
+          int SPLITS, int ORDER>
+struct SplitKIn {
+  template <Layout L2>
+  using In = SplitKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER>;
+  using Tile = tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS,
+                               AREG, ORDER, 1, 0, L>;
+  static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kSplitK;
   static constexpr TileParams kParams = Tile::kParams;
   static constexpr int kMaxThreads = Tile::kThreads;
@@ -39,7 +42,7 @@ struct SplitK {
     Tile::zero(acc);
     Tile::pipelined_mainloop(p, reinterpret_cast<float*>(smem), m0, n0, k_begin, k_end, at, acc);
     float* slice = p.workspace + std::size_t(z) * std::size_t(p.m) * std::size_t(p.n);
-    Tile::store(acc, at, slice, p.n, m0, n0, p.m, p.n);
+    Tile::template store<false>(acc, at, slice, p.n, m0, n0, p.m, p.n);
   }
 
   // Second pass: whether it can go in float4 groups, and how many items it has.
@@ -50,7 +53,8 @@ struct SplitK {
     const long long count = (long long)p.m * p.n;
     return vec ? count / 4 : count;
   }
-  // C at item i (a float4 group or one element) = the sum of the slices, in split order.
+  // C at item i (a float4 group or one element) = alpha * the sum of the slices, in split
+  // order, + beta * C (C read only when beta != 0).
   __device__ static void reduce_item(const GemmArgs& p, long long i, bool vec) {
     const std::size_t slice = std::size_t(p.m) * std::size_t(p.n);
     if (vec) {
@@ -64,16 +68,24 @@ struct SplitK {
         s.w += v.w;
       }
       const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      tile::store4(p.c + row * std::size_t(p.ldc) + col, s);
+      float* c = p.c + row * std::size_t(p.ldc) + col;
+      tile::store4(c, Tile::scale4(s, c, p.alpha, p.beta));
     } else {
       const std::size_t e = std::size_t(i);
       float s = p.workspace[e];
       for (int z = 1; z < SPLITS; ++z) s += p.workspace[std::size_t(z) * slice + e];
       const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      p.c[row * std::size_t(p.ldc) + col] = s;
+      float* c = p.c + row * std::size_t(p.ldc) + col;
+      *c = scale_output(s, c, p.alpha, p.beta);
     }
   }
 };
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
+          int ORDER>
+struct SplitK
+    : SplitKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER> {};
 
 // The registered instantiations (kernels/splitk.cu), also run by the host emulator of the unit
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS,
@@ -94,5 +106,11 @@ struct SplitK {
   X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 16, 0>)  \
   X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 8, 0>)   \
   X(SplitK<128, 64, 8, 8, 8, 32, 64, 3, 1, 16, 0>)
+
+// The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
+// small square C and on a skinny C.
+#define OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(X)      \
+  X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>) \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 16, 0>)
 
 }  // namespace occtune::kernels

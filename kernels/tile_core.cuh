@@ -129,13 +129,22 @@ __device__ __forceinline__ void copy_wait() {
 #endif
 }
 
+// L: the operand layout (autotuner/core/layout.hpp). Shared memory holds the same slabs in every
+// layout (As[k][m], Bs[k][n]); only the loaders differ, chosen at compile time so that the nn
+// instantiations are the code they were before layouts existed.
 template <TileFamily F, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES,
-          int SPLITS, int AREG = 0, int ORDER = 0, int FBUF = 1, int LDK = 0>
+          int SPLITS, int AREG = 0, int ORDER = 0, int FBUF = 1, int LDK = 0,
+          Layout L = Layout::kNN>
 struct BlockTile {
   static constexpr TileParams kParams{BM,     BN,     BK,   TM,    TN,   WM, WN,
                                       STAGES, SPLITS, AREG, ORDER, FBUF, LDK};
   static_assert(tile_valid(F, kParams),
                 "not a point of the family's space: see tile_violation() in kernel_space.hpp");
+  static constexpr bool kTransA = transposes_a(L);
+  static constexpr bool kTransB = transposes_b(L);
+  static_assert(!(kTransA && AREG != 0),
+                "areg stages A through registers for its transposing stores; with op(A) = T, A "
+                "is copied directly (areg 0)");
 
   static constexpr int kThreads = tile_threads(F, kParams);
   static constexpr int kMinBlocksPerSm = tile_min_blocks_per_sm(F, kParams);
@@ -230,10 +239,20 @@ struct BlockTile {
     }
   }
 
+  // alpha * v + beta * c for a float4 group, c read only when beta != 0.
+  __device__ static float4 scale4(float4 v, const float* c, float alpha, float beta) {
+    if (beta == 0.0f) return make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    const float4 old = load4(c);
+    return make_float4(fmaf(beta, old.x, alpha * v.x), fmaf(beta, old.y, alpha * v.y),
+                       fmaf(beta, old.z, alpha * v.z), fmaf(beta, old.w, alpha * v.w));
+  }
+
   // Writes the thread's tile to c (row-major, leading dimension ldc) at block origin (m0, n0),
-  // clipped to m x n; float4 stores where the row segment is whole and aligned.
+  // clipped to m x n; float4 stores where the row segment is whole and aligned. kScaled: the
+  // GEMM epilogue alpha * acc + beta * c; without it the raw sums (split-K's slices).
+  template <bool kScaled>
   __device__ static void store(const float (&acc)[TM][TN], Coords at, float* c, int ldc, int m0,
-                               int n0, int m, int n) {
+                               int n0, int m, int n, float alpha = 1.0f, float beta = 0.0f) {
     [[maybe_unused]] const bool vec = kSubN == 4 && aligned16(c) && ldc % 4 == 0;
     OCCTUNE_UNROLL
     for (int i = 0; i < TM; ++i) {
@@ -246,13 +265,20 @@ struct BlockTile {
         const float* v = &acc[i][j * kSubN];
         if constexpr (kSubN == 4) {
           if (vec && col + 3 < n) {
-            store4(crow + col, make_float4(v[0], v[1], v[2], v[3]));
+            float4 out = make_float4(v[0], v[1], v[2], v[3]);
+            if constexpr (kScaled) out = scale4(out, crow + col, alpha, beta);
+            store4(crow + col, out);
             continue;
           }
         }
         OCCTUNE_UNROLL
-        for (int q = 0; q < kSubN; ++q)
-          if (col + q < n) crow[col + q] = v[q];
+        for (int q = 0; q < kSubN; ++q) {
+          if (col + q >= n) continue;
+          if constexpr (kScaled)
+            crow[col + q] = scale_output(v[q], crow + col + q, alpha, beta);
+          else
+            crow[col + q] = v[q];
+        }
       }
     }
   }
@@ -282,6 +308,24 @@ struct BlockTile {
   }
   __host__ __device__ static constexpr int bs_k_offset(int it) { return (it * kThreads) / BN; }
   __host__ __device__ static constexpr int bs_col_offset(int it) { return (it * kThreads) % BN; }
+  // op(A) = T: the stored A (K x M) is read as B is in nn, float4 chunks along m at one k
+  // (element by element when misaligned), straight into As[k][m]. op(B) = T: the stored B
+  // (N x K) is read as A is in nn, two chunks of 4 consecutive k per row n, 16 rows per warp,
+  // with transposing stores into Bs[k][n] (kLdB = BN: 2-way bank conflicts on those stores,
+  // the price of keeping nn's shared-memory layout).
+  static constexpr int kIterAScalar = (kElemsA + kThreads - 1) / kThreads;
+  __host__ __device__ static constexpr int at_k_offset(int it) {
+    return (it * kThreads) / (BM / 4);
+  }
+  __host__ __device__ static constexpr int at_m_offset(int it) {
+    return 4 * ((it * kThreads) % (BM / 4));
+  }
+  __host__ __device__ static constexpr int ats_k_offset(int it) { return (it * kThreads) / BM; }
+  __host__ __device__ static constexpr int ats_m_offset(int it) { return (it * kThreads) % BM; }
+  __host__ __device__ static constexpr int bt_n_offset(int it) { return (it * kThreads / 2) % BN; }
+  __host__ __device__ static constexpr int bt_k_offset(int it) {
+    return 8 * ((it * kThreads / 2) / BN);
+  }
   template <int kCount>
   __device__ static bool active(int it) {
     return kCount % kThreads == 0 || int(threadIdx.x) + it * kThreads < kCount;
@@ -289,35 +333,106 @@ struct BlockTile {
 
   // A thread's first chunk of A and B at slab k = 0, relative to the block origin.
   struct Loader {
-    const float* a;      // A at (m0 + a_row, a_k)
-    const float* b;      // B at (b_k, n0 + b_col)
+    const float* a;      // A at (m0 + a_row, a_k): the stored element of op(A) there
+    const float* b;      // B at (b_k, n0 + b_col): the stored element of op(B) there
     int a_row, a_k;      // a_row includes m0
     int b_k, b_col;      // b_col includes n0
     int a_smem, b_smem;  // float offsets of the first chunk in a stage
     bool vec_b;          // B chunks as 16-byte vectors (base and ldb allow it)
     bool b_whole;        // the block's columns are all inside n
+    bool vec_a;          // op(A) = T only: A chunks as 16-byte vectors
+    bool a_whole;        // op(A) = T only: the block's rows are all inside m
   };
 
-  __device__ static Loader make_loader(const GemmArgs& p, int m0, int n0, bool vec_b) {
+  // vec_a matters only with op(A) = T (the chunk mapping of A along m).
+  __device__ static Loader make_loader(const GemmArgs& p, int m0, int n0, bool vec_b,
+                                       bool vec_a = true) {
     const int tid = int(threadIdx.x);
     Loader l;
-    l.a_row = m0 + (tid / 2) % BM;
-    l.a_k = 4 * (((tid / 2) / BM) * 2 + tid % 2);
-    l.a = p.a + std::size_t(l.a_row) * std::size_t(p.lda) + l.a_k;
-    l.a_smem = l.a_k * kLdA + (tid / 2) % BM;
+    if constexpr (!kTransA) {
+      l.a_row = m0 + (tid / 2) % BM;
+      l.a_k = 4 * (((tid / 2) / BM) * 2 + tid % 2);
+      l.a = p.a + std::size_t(l.a_row) * std::size_t(p.lda) + l.a_k;
+      l.a_smem = l.a_k * kLdA + (tid / 2) % BM;
+    } else {
+      l.vec_a = vec_a;
+      l.a_whole = m0 + BM <= p.m;
+      if (vec_a) {
+        l.a_k = tid / (BM / 4);
+        l.a_row = 4 * (tid % (BM / 4));
+      } else {
+        l.a_k = tid / BM;
+        l.a_row = tid % BM;
+      }
+      l.a_smem = l.a_k * kLdA + l.a_row;
+      l.a_row += m0;
+      l.a = p.a + std::size_t(l.a_k) * std::size_t(p.lda) + l.a_row;
+    }
     l.vec_b = vec_b;
     l.b_whole = n0 + BN <= p.n;
-    if (vec_b) {
-      l.b_k = tid / (BN / 4);
-      l.b_col = 4 * (tid % (BN / 4));
+    if constexpr (!kTransB) {
+      if (vec_b) {
+        l.b_k = tid / (BN / 4);
+        l.b_col = 4 * (tid % (BN / 4));
+      } else {
+        l.b_k = tid / BN;
+        l.b_col = tid % BN;
+      }
+      l.b_smem = BK * kLdA + l.b_k * kLdB + l.b_col;
+      l.b_col += n0;
+      l.b = p.b + std::size_t(l.b_k) * std::size_t(p.ldb) + l.b_col;
     } else {
-      l.b_k = tid / BN;
-      l.b_col = tid % BN;
+      l.b_col = n0 + (tid / 2) % BN;
+      l.b_k = 4 * (((tid / 2) / BN) * 2 + tid % 2);
+      l.b = p.b + std::size_t(l.b_col) * std::size_t(p.ldb) + l.b_k;
+      l.b_smem = BK * kLdA + l.b_k * kLdB + (tid / 2) % BN;
     }
-    l.b_smem = BK * kLdA + l.b_k * kLdB + l.b_col;
-    l.b_col += n0;
-    l.b = p.b + std::size_t(l.b_k) * std::size_t(p.ldb) + l.b_col;
     return l;
+  }
+
+  // op(A) = T, cp.async: chunks along m (16 bytes, the tail of m zero-filled) or elements.
+  template <bool kFull>
+  __device__ static void issue_a_transposed(const GemmArgs& p, const Loader& l, float* stage,
+                                            int k0, int k_lo, int k_hi) {
+    if (l.vec_a) {
+      OCCTUNE_UNROLL
+      for (int it = 0; it < kIterA; ++it) {
+        const int rows = p.m - (l.a_row + at_m_offset(it));
+        if (!active<kChunksA>(it) || rows <= 0) continue;
+        const int k = k0 + at_k_offset(it);  // relative to l.a's stored row
+        const bool ok = kFull || (l.a_k + k >= k_lo && l.a_k + k < k_hi);
+        copy_async<16>(stage + l.a_smem + at_k_offset(it) * kLdA + at_m_offset(it),
+                       ok ? l.a + std::ptrdiff_t(k) * p.lda + at_m_offset(it) : p.a,
+                       ok ? (rows < 4 ? rows : 4) * 4 : 0);
+      }
+    } else {
+      OCCTUNE_UNROLL
+      for (int it = 0; it < kIterAScalar; ++it) {
+        if (!active<kElemsA>(it) || l.a_row + ats_m_offset(it) >= p.m) continue;
+        const int k = k0 + ats_k_offset(it);
+        const bool ok = kFull || (l.a_k + k >= k_lo && l.a_k + k < k_hi);
+        copy_async<4>(stage + l.a_smem + ats_k_offset(it) * kLdA + ats_m_offset(it),
+                      ok ? l.a + std::ptrdiff_t(k) * p.lda + ats_m_offset(it) : p.a, ok ? 4 : 0);
+      }
+    }
+  }
+
+  // op(B) = T, cp.async: element copies of chunks of 4 k into their transposed places.
+  template <bool kFull>
+  __device__ static void issue_b_transposed(const GemmArgs& p, const Loader& l, float* stage,
+                                            int k0, int k_lo, int k_hi) {
+    OCCTUNE_UNROLL
+    for (int it = 0; it < kIterB; ++it) {
+      if (!active<kChunksB>(it) || l.b_col + bt_n_offset(it) >= p.n) continue;
+      const int k = k0 + bt_k_offset(it);  // relative to l.b's stored column
+      float* dst = stage + l.b_smem + bt_k_offset(it) * kLdB + bt_n_offset(it);
+      const std::size_t row = std::size_t(bt_n_offset(it)) * std::size_t(p.ldb);
+      OCCTUNE_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = kFull || (l.b_k + k + j >= k_lo && l.b_k + k + j < k_hi);
+        copy_async<4>(dst + j * kLdB, ok ? l.b + row + k + j : p.b, ok ? 4 : 0);
+      }
+    }
   }
 
   // Issues the copies of slab [k0, k0 + BK) into `stage` (cp.async; synchronous before sm_80).
@@ -328,8 +443,10 @@ struct BlockTile {
   template <bool kFull>
   __device__ static void issue_slab(const GemmArgs& p, const Loader& l, float* stage, int k0,
                                     int k_lo, int k_hi) {
+    if constexpr (kTransA) issue_a_transposed<kFull>(p, l, stage, k0, k_lo, k_hi);
+    if constexpr (kTransB) issue_b_transposed<kFull>(p, l, stage, k0, k_lo, k_hi);
     OCCTUNE_UNROLL
-    for (int it = 0; it < (AREG ? 0 : kIterA); ++it) {
+    for (int it = 0; it < (AREG || kTransA ? 0 : kIterA); ++it) {
       if (!active<kChunksA>(it) || l.a_row + a_row_offset(it) >= p.m) continue;
       const int k = k0 + a_k_offset(it);  // relative to l.a's column
       float* dst = stage + l.a_smem + a_k_offset(it) * kLdA + a_row_offset(it);
@@ -348,25 +465,27 @@ struct BlockTile {
         }
       }
     }
-    if (l.vec_b) {
-      OCCTUNE_UNROLL
-      for (int it = 0; it < kIterB; ++it) {
-        const int cols = p.n - (l.b_col + b_col_offset(it));
-        if (!active<kChunksB>(it) || cols <= 0) continue;
-        const int k = k0 + b_k_offset(it);  // relative to l.b's row
-        const bool ok = kFull || (l.b_k + k >= k_lo && l.b_k + k < k_hi);
-        copy_async<16>(stage + l.b_smem + b_k_offset(it) * kLdB + b_col_offset(it),
-                       ok ? l.b + std::ptrdiff_t(k) * p.ldb + b_col_offset(it) : p.b,
-                       ok ? (cols < 4 ? cols : 4) * 4 : 0);
-      }
-    } else {
-      OCCTUNE_UNROLL
-      for (int it = 0; it < kIterBScalar; ++it) {
-        if (!active<kElemsB>(it) || l.b_col + bs_col_offset(it) >= p.n) continue;
-        const int k = k0 + bs_k_offset(it);
-        const bool ok = kFull || (l.b_k + k >= k_lo && l.b_k + k < k_hi);
-        copy_async<4>(stage + l.b_smem + bs_k_offset(it) * kLdB + bs_col_offset(it),
-                      ok ? l.b + std::ptrdiff_t(k) * p.ldb + bs_col_offset(it) : p.b, ok ? 4 : 0);
+    if constexpr (!kTransB) {
+      if (l.vec_b) {
+        OCCTUNE_UNROLL
+        for (int it = 0; it < kIterB; ++it) {
+          const int cols = p.n - (l.b_col + b_col_offset(it));
+          if (!active<kChunksB>(it) || cols <= 0) continue;
+          const int k = k0 + b_k_offset(it);  // relative to l.b's row
+          const bool ok = kFull || (l.b_k + k >= k_lo && l.b_k + k < k_hi);
+          copy_async<16>(stage + l.b_smem + b_k_offset(it) * kLdB + b_col_offset(it),
+                         ok ? l.b + std::ptrdiff_t(k) * p.ldb + b_col_offset(it) : p.b,
+                         ok ? (cols < 4 ? cols : 4) * 4 : 0);
+        }
+      } else {
+        OCCTUNE_UNROLL
+        for (int it = 0; it < kIterBScalar; ++it) {
+          if (!active<kElemsB>(it) || l.b_col + bs_col_offset(it) >= p.n) continue;
+          const int k = k0 + bs_k_offset(it);
+          const bool ok = kFull || (l.b_k + k >= k_lo && l.b_k + k < k_hi);
+          copy_async<4>(stage + l.b_smem + bs_k_offset(it) * kLdB + bs_col_offset(it),
+                        ok ? l.b + std::ptrdiff_t(k) * p.ldb + bs_col_offset(it) : p.b, ok ? 4 : 0);
+        }
       }
     }
   }
@@ -422,7 +541,8 @@ struct BlockTile {
   __device__ static void pipelined_mainloop(const GemmArgs& p, float* stages, int m0, int n0,
                                             int k_begin, int k_end, Coords at,
                                             float (&acc)[TM][TN]) {
-    const Loader l = make_loader(p, m0, n0, aligned16(p.b) && p.ldb % 4 == 0);
+    const Loader l = make_loader(p, m0, n0, aligned16(p.b) && p.ldb % 4 == 0,
+                                 !kTransA || (aligned16(p.a) && p.lda % 4 == 0));
     const int length = k_end > k_begin ? k_end - k_begin : 0;
     const int slabs = (length + BK - 1) / BK;
     const int residue = length % BK;
@@ -484,6 +604,14 @@ struct BlockTile {
   // otherwise each element is loaded on its own and zero outside the matrices.
   __device__ static void load_staged(const GemmArgs& p, const Loader& l, Staged& r, int k0,
                                      bool vec_a, bool vec_b) {
+    if constexpr (kTransA || kTransB)
+      load_staged_transposed(p, l, r, k0, vec_a, vec_b);
+    else
+      load_staged_nn(p, l, r, k0, vec_a, vec_b);
+  }
+
+  __device__ static void load_staged_nn(const GemmArgs& p, const Loader& l, Staged& r, int k0,
+                                        bool vec_a, bool vec_b) {
     const bool fast = vec_a && vec_b && l.b_whole && k0 + BK <= p.k;
     const float* a = l.a + k0;
     const float* b = l.b + std::size_t(k0) * std::size_t(p.ldb);
@@ -531,7 +659,118 @@ struct BlockTile {
     }
   }
 
+  // load_staged for layouts with a transposed operand: per operand, one float4 per chunk when
+  // the whole slab is inside the matrices and aligned (`fast`, as in nn), else element by
+  // element, zero outside. An nn operand keeps nn's chunks; a transposed one is read along its
+  // stored rows (the chunk mappings above).
+  __device__ static void load_staged_transposed(const GemmArgs& p, const Loader& l, Staged& r,
+                                                int k0, bool vec_a, bool vec_b) {
+    const bool fast = vec_a && vec_b && (kTransB || l.b_whole) && (!kTransA || l.a_whole) &&
+                      k0 + BK <= p.k;
+    OCCTUNE_UNROLL
+    for (int it = 0; it < kIterA; ++it) {
+      if (!active<kChunksA>(it)) continue;
+      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if constexpr (kTransA) {
+        const int k = k0 + at_k_offset(it);  // relative to l.a's stored row
+        if (fast) {
+          r.a[it] = load4(l.a + std::ptrdiff_t(k) * p.lda + at_m_offset(it));
+          continue;
+        }
+        const int gm = l.a_row + at_m_offset(it);
+        if (l.a_k + k < p.k) {
+          const float* src = l.a + std::ptrdiff_t(k) * p.lda + at_m_offset(it);
+          OCCTUNE_UNROLL
+          for (int j = 0; j < 4; ++j)
+            if (gm + j < p.m) v[j] = src[j];
+        }
+      } else if (l.a_row + a_row_offset(it) < p.m) {
+        const float* src =
+            l.a + std::size_t(a_row_offset(it)) * std::size_t(p.lda) + k0 + a_k_offset(it);
+        if (fast) {
+          r.a[it] = load4(src);
+          continue;
+        }
+        const int gk = k0 + l.a_k + a_k_offset(it);
+        OCCTUNE_UNROLL
+        for (int j = 0; j < 4; ++j)
+          if (gk + j < p.k) v[j] = src[j];
+      }
+      r.a[it] = make_float4(v[0], v[1], v[2], v[3]);
+    }
+    OCCTUNE_UNROLL
+    for (int it = 0; it < kIterB; ++it) {
+      if (!active<kChunksB>(it)) continue;
+      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if constexpr (kTransB) {
+        if (l.b_col + bt_n_offset(it) < p.n) {
+          const float* src =
+              l.b + std::size_t(bt_n_offset(it)) * std::size_t(p.ldb) + k0 + bt_k_offset(it);
+          if (fast) {
+            r.b[it] = load4(src);
+            continue;
+          }
+          const int gk = k0 + l.b_k + bt_k_offset(it);
+          OCCTUNE_UNROLL
+          for (int j = 0; j < 4; ++j)
+            if (gk + j < p.k) v[j] = src[j];
+        }
+      } else {
+        const int k = k0 + b_k_offset(it);  // relative to l.b's row
+        if (fast) {
+          r.b[it] = load4(l.b + std::ptrdiff_t(k) * p.ldb + b_col_offset(it));
+          continue;
+        }
+        const int gn = l.b_col + b_col_offset(it);
+        if (l.b_k + k < p.k) {
+          const float* src = l.b + std::ptrdiff_t(k) * p.ldb + b_col_offset(it);
+          OCCTUNE_UNROLL
+          for (int j = 0; j < 4; ++j)
+            if (gn + j < p.n) v[j] = src[j];
+        }
+      }
+      r.b[it] = make_float4(v[0], v[1], v[2], v[3]);
+    }
+  }
+
+  // Writes A^T-stored chunks straight and k-chunks of one row transposed (as in nn for A).
+  __device__ static void store_staged_transposed(const Loader& l, const Staged& r, float* stage) {
+    OCCTUNE_UNROLL
+    for (int it = 0; it < kIterA; ++it) {
+      if (!active<kChunksA>(it)) continue;
+      if constexpr (kTransA) {
+        store4(stage + l.a_smem + at_k_offset(it) * kLdA + at_m_offset(it), r.a[it]);
+      } else {
+        float* dst = stage + l.a_smem + a_k_offset(it) * kLdA + a_row_offset(it);
+        dst[0] = r.a[it].x;
+        dst[kLdA] = r.a[it].y;
+        dst[2 * kLdA] = r.a[it].z;
+        dst[3 * kLdA] = r.a[it].w;
+      }
+    }
+    OCCTUNE_UNROLL
+    for (int it = 0; it < kIterB; ++it) {
+      if (!active<kChunksB>(it)) continue;
+      if constexpr (kTransB) {
+        float* dst = stage + l.b_smem + bt_k_offset(it) * kLdB + bt_n_offset(it);
+        dst[0] = r.b[it].x;
+        dst[kLdB] = r.b[it].y;
+        dst[2 * kLdB] = r.b[it].z;
+        dst[3 * kLdB] = r.b[it].w;
+      } else {
+        store4(stage + l.b_smem + b_k_offset(it) * kLdB + b_col_offset(it), r.b[it]);
+      }
+    }
+  }
+
   __device__ static void store_staged(const Loader& l, const Staged& r, float* stage) {
+    if constexpr (kTransA || kTransB)
+      store_staged_transposed(l, r, stage);
+    else
+      store_staged_nn(l, r, stage);
+  }
+
+  __device__ static void store_staged_nn(const Loader& l, const Staged& r, float* stage) {
     OCCTUNE_UNROLL
     for (int it = 0; it < kIterA; ++it) {
       if (!active<kChunksA>(it)) continue;

@@ -22,6 +22,7 @@ template <class Variant>
 void add_tile_variant(Registry& r, std::string spelled, const std::string& family,
                       LaunchFn launch = &launch_entry<Variant>) {
   spelled.erase(std::remove(spelled.begin(), spelled.end(), ' '), spelled.end());
+  spelled = layout_symbol(Variant::kLayout, std::move(spelled));
   const FamilySpace* space = find_tile_family_space(family);
   VariantInfo info;
   info.family = family;
@@ -37,6 +38,15 @@ void add_tile_variant(Registry& r, std::string spelled, const std::string& famil
   info.grid_z = Variant::kParams.splits;
   if (Variant::kParams.splits > 1) info.workspace_bytes = &tile_workspace_for<Variant>;
   r.add<Variant>(std::move(info), launch);
+}
+
+// The nt, tn and tt instantiations of an nn variant `Nn` (spelled as written).
+template <class Nn>
+void add_transposed_tile_variants(Registry& r, const std::string& spelled,
+                                  const std::string& family) {
+  add_tile_variant<NT<Nn>>(r, spelled, family);
+  add_tile_variant<TN<Nn>>(r, spelled, family);
+  add_tile_variant<TT<Nn>>(r, spelled, family);
 }
 
 }  // namespace occtune::kernels

@@ -22,6 +22,7 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/tuner.hpp"
@@ -45,6 +46,7 @@ const char* const kDefaultKernels[] = {"coarsened", "regblocked", "pipelined", "
 struct BenchOptions {
   std::vector<std::string> shapes;
   std::vector<std::string> kernels;
+  std::string layout = "nn";
   std::string config;
   std::string device;
   std::string db;
@@ -135,6 +137,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
     for (auto* k : kDefaultKernels) job.kernels.emplace_back(k);
   else
     job.kernels = o.kernels;
+  job.layout = parse_layout_flag(o.layout);
   job.shapes.clear();
   if (o.shapes.empty())
     for (auto* s : kDefaultShapes) job.shapes.push_back(parse_shape(s));
@@ -172,6 +175,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   TuneRequest request;
   request.kernels = job.kernels;
   request.shapes = job.shapes;
+  request.layout = job.layout;
   request.policy = job.policy;
   request.search = job.search;
   request.force = true;
@@ -239,6 +243,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
     }
     out << output::document("bench", {{"device", output::to_json(device)},
                                             {"build_id", request.build_id},
+                                            {"layout", layout_name(request.layout)},
                                             {"policy", output::to_json(job.policy)},
                                             {"shapes", shapes},
                                             {"geomean_ratio", geomean},
@@ -314,6 +319,8 @@ void add_bench_command(CLI::App& app, Context& ctx, Action& action) {
                   "K, long K and odd sizes");
   cmd->add_option("--kernel", o->kernels,
                   "kernel family (repeatable); default: coarsened, regblocked, pipelined, splitk");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   cmd->add_option("--config", o->config,
                   "TOML job file whose [measure] and [search] settings the bench uses "
                   "(default: the built-in configs/default.toml)");

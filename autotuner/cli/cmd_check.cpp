@@ -29,6 +29,7 @@ struct CheckOptions {
   std::string config;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::string layout;  // "" = the config's (default nn)
   std::string device;
   std::string db;
   int samples = 0;
@@ -75,7 +76,7 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 
 int run_check_command(const CheckOptions& o, const Context& ctx) {
   parse_format(o.gate.format);  // bad input fails before any GPU work
-  JobConfig job = select_job(o.config, o.kernels, o.shapes, "check");
+  JobConfig job = select_job(o.config, o.kernels, o.shapes, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
   if (o.samples > 0) job.policy.samples = o.samples;
@@ -83,6 +84,7 @@ int run_check_command(const CheckOptions& o, const Context& ctx) {
   gate::CheckRequest request;
   request.kernels = job.kernels;
   request.shapes = job.shapes;
+  request.layout = job.layout;
   request.min_tile = job.min_tile;
   request.policy = job.policy;
   request.gate = resolve_gate_options(o.gate, job.check.threshold, job.check.runners_up);
@@ -129,6 +131,9 @@ void add_check_command(CLI::App& app, Context& ctx, Action& action) {
                   "env OCCTUNE_CONFIG)");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt of the checked keys; overrides the config "
+                  "(default nn)");
   cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
   cmd->add_option("--db", o->db, "database with the baselines (env OCCTUNE_DB)");
   cmd->add_option("--samples", o->samples,

@@ -8,6 +8,7 @@
 
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/output_target.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/cuda/device_probe.hpp"
@@ -28,6 +29,7 @@ struct QueryOptions {
   std::string device;
   std::string kernel;  // empty: the fastest configuration of any family
   std::string shape;
+  std::string layout = "nn";
   bool explain = false;
   bool fallback = false;
   std::string format = "table";
@@ -53,9 +55,9 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
 
 void print_explanation(std::ostream& out, const db::LookupResult& result, const db::CacheKey& key,
                        const DeviceInfo& device, bool fallback) {
-  out << fmt::format("lookup for {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
-                     key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), device.uuid,
-                     device.name, key.build_id,
+  out << fmt::format("lookup for {} {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
+                     key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), key.layout,
+                     device.uuid, device.name, key.build_id,
                            device.driver_version, device.runtime_version,
                            fallback ? ", falling back along the chain" : ", exact key only");
   int number = 1;
@@ -111,6 +113,7 @@ int run_query(const QueryOptions& o) {
   const Format format = parse_format(o.format);
   if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(o.shape);
+  const Layout layout = parse_layout_flag(o.layout);
   if (!o.kernel.empty()) validate_kernel_name(o.kernel);
   const std::string kernel_label = o.kernel.empty() ? "any kernel" : o.kernel;
   const std::string selector = resolve(o.device, "OCCTUNE_DEVICE", "", "");
@@ -128,7 +131,9 @@ int run_query(const QueryOptions& o) {
     device = cuda::select_device(selector);
   }
   const auto key = db::CacheKey::make(device, o.kernel, std::string(kernels::kernel_build_id()),
-                                      shape);
+                                      shape, "f32", layout_name(layout));
+  const std::string layout_flag =
+      layout == Layout::kNN ? "" : std::string(" --layout ") + layout_name(layout);
   db::LookupOptions options;
   options.fallback = o.fallback;
   options.probe_all = o.explain;  // show what every step would find, not only the first
@@ -143,10 +148,11 @@ int run_query(const QueryOptions& o) {
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
-         fmt::format("no cached configuration for {} {} on {} ({}) with kernel build {}; run "
-                     "`occtune tune {}--shape {}` first{}{}",
-                     kernel_label, shape.str(), device.uuid, device.name, key.build_id,
-                     o.kernel.empty() ? "" : "--kernel " + o.kernel + " ", shape.str(),
+         fmt::format("no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
+                     "build {}; run `occtune tune {}--shape {}{}` first{}{}",
+                     kernel_label, shape.str(), key.layout, device.uuid, device.name,
+                     key.build_id, o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
+                     shape.str(), layout_flag,
                      o.fallback ? "" : ", or pass --fallback to accept the same model, "
                                        "architecture, nearest shape or the occupancy heuristic",
                      why));
@@ -169,9 +175,9 @@ int run_query(const QueryOptions& o) {
   }
   if (result.heuristic) {
     const Candidate& c = result.heuristic->candidate;
-    output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "limiter",
-                         "waves", "answered by"});
-    t.add_row({c.variant ? c.variant->family : kernel_label, shape.str(),
+    output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
+                         "limiter", "waves", "answered by"});
+    t.add_row({c.variant ? c.variant->family : kernel_label, shape.str(), key.layout,
                c.variant ? c.variant->label() : "", std::to_string(c.threads),
                output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
                fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
@@ -183,9 +189,10 @@ int run_query(const QueryOptions& o) {
   }
   const db::BestEntry& best = *result.entry;
   auto& b = best.best;
-  output::TextTable t({"kernel", "shape", "config", "threads", "smem", "occupancy", "median ms",
-                       "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
-  t.add_row({best.run.key.kernel, best.run.key.shape.str(), b.params, std::to_string(b.threads),
+  output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
+                       "median ms", "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
+  t.add_row({best.run.key.kernel, best.run.key.shape.str(), key.layout, b.params,
+             std::to_string(b.threads),
              output::bytes(size_t(b.dynamic_smem)), output::percent(b.occupancy),
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
              fmt::format("{:.2f}x", best.ratio_to_cublas()), std::to_string(b.summary.count),
@@ -217,6 +224,8 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--kernel", o->kernel,
                   "kernel family (default: the fastest configuration of any family)");
   cmd->add_option("--shape", o->shape, "MxNxK");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   cmd->add_flag("--explain", o->explain,
                 "show each step of the lookup chain (exact, same model, same architecture, "
                 "nearest shape, heuristic): hit or miss, and why");

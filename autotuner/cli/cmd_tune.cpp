@@ -34,6 +34,7 @@ struct TuneOptions {
   std::string config;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::string layout;  // "" = the config's (default nn)
   std::string device;
   std::string spread = "shapes";
   std::string db;
@@ -84,7 +85,7 @@ extern "C" void on_sigint(int) {
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
-  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune");
+  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {
@@ -184,6 +185,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   TuneRequest request;
   request.kernels = job.kernels;
   request.shapes = job.shapes;
+  request.layout = job.layout;
   request.min_tile = job.min_tile;
   request.policy = job.policy;
   request.search = job.search;
@@ -203,14 +205,15 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   std::ostream& out = target.stream();
   if (format == Format::kTable) {
     if (!several) {
-      out << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, db {}\n",
+      out << fmt::format("occtune {} on GPU {} {} ({}), kernel build {}, layout {}, db {}\n",
                          OCCTUNE_VERSION, first.index, first.name, first.uuid, request.build_id,
-                         store.path().string())
+                         layout_name(request.layout), store.path().string())
           << protocol_line(job, request.reference_clock_mhz);
     } else {
-      out << fmt::format("occtune {} on {} GPUs at once, kernel build {}, db {}, spread {}\n",
-                         OCCTUNE_VERSION, devices.size(), request.build_id,
-                         store.path().string(), o.spread);
+      out << fmt::format(
+          "occtune {} on {} GPUs at once, kernel build {}, layout {}, db {}, spread {}\n",
+          OCCTUNE_VERSION, devices.size(), request.build_id, layout_name(request.layout),
+          store.path().string(), o.spread);
       for (std::size_t d = 0; d < devices.size(); ++d)
         out << fmt::format("  {}: {} shape{}, throttle reference {} MHz\n",
                            gpu_name(devices[d]->device()), assigned[d].size(),
@@ -256,6 +259,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
     const int clock = devices[d]->throttle_reference_clock_mhz();
     nlohmann::json doc = {{"device", output::to_json(devices[d]->device())},
                           {"build_id", request.build_id},
+                          {"layout", layout_name(request.layout)},
                           {"policy", output::to_json(job.policy)},
                           {"search", search_json(job.search)},
                           {"force", o.force},
@@ -362,6 +366,9 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   "env OCCTUNE_CONFIG)");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--layout", o->layout,
+                  "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed); overrides "
+                  "the config (default nn)");
   cmd->add_option("--device", o->device,
                   "GPU index or UUID, a list of them (0,2,3) or 'all' (env OCCTUNE_DEVICE; "
                   "default 0); several GPUs are measured at once, one worker each");

@@ -8,9 +8,17 @@
 
 namespace occtune::cli {
 
+Layout parse_layout_flag(const std::string& text) {
+  const auto layout = parse_layout(text);
+  if (!layout) fail(ExitCode::kUsage, "--layout: " + layout_error(text));
+  return *layout;
+}
+
 JobConfig select_job(const std::string& config_flag, const std::vector<std::string>& kernels,
-                     const std::vector<std::string>& shapes, std::string_view verb) {
+                     const std::vector<std::string>& shapes, std::string_view verb,
+                     const std::string& layout_flag) {
   JobConfig job = load_job_config(resolve(config_flag, "OCCTUNE_CONFIG", "", ""));
+  if (!layout_flag.empty()) job.layout = parse_layout_flag(layout_flag);
   if (!kernels.empty()) {
     for (auto& k : kernels) validate_kernel_name(k);
     job.kernels = kernels;

@@ -1,5 +1,6 @@
 // The job a measuring command (tune, check) works on: the config file (--config, else
-// OCCTUNE_CONFIG), with --kernel and --shape flags replacing its lists (design.md section 3).
+// OCCTUNE_CONFIG), with --kernel and --shape flags replacing its lists and --layout its layout
+// (design.md section 3).
 #pragma once
 
 #include <string>
@@ -13,6 +14,10 @@ namespace occtune::cli {
 // Throws Error(kUsage) for an unknown kernel, a malformed shape, or no shape at all (the
 // message says what `verb` needs). No kernel anywhere means tiled_dynamic.
 JobConfig select_job(const std::string& config_flag, const std::vector<std::string>& kernels,
-                     const std::vector<std::string>& shapes, std::string_view verb);
+                     const std::vector<std::string>& shapes, std::string_view verb,
+                     const std::string& layout_flag = "");
+
+// The layout spelt by --layout (nn, nt, tn, tt); Error(kUsage) naming the value otherwise.
+Layout parse_layout_flag(const std::string& text);
 
 }  // namespace occtune::cli

@@ -25,11 +25,14 @@ class MeasurementBackend {
  public:
   virtual ~MeasurementBackend() = default;
   virtual const DeviceInfo& device() const = 0;
-  // Candidate generation on the device (runtime Occupancy API).
-  virtual Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) = 0;
-  // Allocates inputs and the cuBLAS reference result for `shape`; throws Error(kUsage) when the
-  // shape cannot fit in device memory.
-  virtual void open_shape(Shape shape, const TimingPolicy& policy) = 0;
+  // Candidate generation on the device (runtime Occupancy API): the family's variants of
+  // `layout` (autotuner/core/layout.hpp).
+  virtual Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
+                    Layout layout) = 0;
+  // Allocates inputs stored as `layout` says and the cuBLAS reference result for `shape`;
+  // throws Error(kUsage) when the shape cannot fit in device memory. Candidates checked on it
+  // must be variants of that layout.
+  virtual void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) = 0;
   virtual SampleBatch reference_samples(int count) = 0;
   // One launch on a NaN-poisoned output, verified against the reference; no timing. The
   // outcome is ok, wrong_result, or the launch/limit/crash outcome.

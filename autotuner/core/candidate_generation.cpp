@@ -57,12 +57,12 @@ Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device
 }
 
 Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Shape shape,
-                 OccupancyOracle& oracle, int min_tile) {
+                 OccupancyOracle& oracle, int min_tile, Layout layout) {
   Plan plan;
   plan.family = family.name;
   plan.oracle = oracle.description();
   if (family.generation_symbol.empty()) {
-    for (auto* v : kernels::variants_of(family.name))
+    for (auto* v : kernels::variants_of(family.name, layout))
       plan.candidates.push_back(annotate(*v, device, shape, oracle));
     return plan;
   }
@@ -86,7 +86,7 @@ Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Sh
           min_tile, min_tile, suggested, tile));
       break;
     }
-    auto* variant = kernels::find_tile_variant(family.name, tile);
+    auto* variant = kernels::find_tile_variant(family.name, tile, layout);
     if (!variant) {
       plan.notes.push_back(fmt::format("tile {} has no compiled specialisation; skipped", tile));
     } else {

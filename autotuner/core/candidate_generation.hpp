@@ -29,8 +29,10 @@ struct Plan {
 };
 
 // min_tile: the smallest tile width the textbook walk goes down to (0: the family's default).
+// Only variants of `layout` are candidates (the textbook walk's run-time-tile kernel is nn's,
+// whose resources every layout shares).
 Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Shape shape,
-                 OccupancyOracle& oracle, int min_tile = 0);
+                 OccupancyOracle& oracle, int min_tile = 0, Layout layout = Layout::kNN);
 
 // Fills the occupancy, grid and limit fields of a candidate for `variant`.
 Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device, Shape shape,

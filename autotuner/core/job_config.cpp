@@ -168,7 +168,8 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   if (auto node = root.get("job")) {
     auto* t = node->as_table();
     if (!t) bad(origin, "'job' must be a table ([job])");
-    reject_unknown(*t, {"kernels", "shapes", "min_tile", "device", "db"}, "job.", origin);
+    reject_unknown(*t, {"kernels", "shapes", "layout", "min_tile", "device", "db"}, "job.",
+                   origin);
     job.kernels = string_array(*t, "kernels", "job.", origin);
     for (auto& k : job.kernels) {
       try {
@@ -183,6 +184,12 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
       } catch (const Error& e) {
         bad(origin, std::string("job.shapes: ") + e.what());
       }
+    }
+    if (t->contains("layout")) {
+      const auto text = get<std::string>(*t, "layout", "job.", origin, "", "a string");
+      const auto layout = parse_layout(text);
+      if (!layout) bad(origin, "job.layout: " + layout_error(text));
+      job.layout = *layout;
     }
     job.min_tile = positive_int(*t, "min_tile", "job.", origin, 0, 1);
     if (t->contains("device")) job.device = get<std::string>(*t, "device", "job.", origin, "", "a string");

@@ -9,6 +9,7 @@
 
 #include <functional>
 
+#include "autotuner/core/layout.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/search_strategy.hpp"
 #include "autotuner/core/shape.hpp"
@@ -25,6 +26,7 @@ struct JobConfig {
   std::string origin;                 // file path or "built-in default.toml"
   std::vector<std::string> kernels;   // family names, validated against the registry
   std::vector<Shape> shapes;
+  Layout layout = Layout::kNN;        // of every shape ([job] layout = "nt")
   int min_tile = 0;                   // 0: the family's default
   std::optional<std::string> device;  // selector
   std::optional<std::string> db;      // path

@@ -15,13 +15,14 @@ class InProcessBackend final : public MeasurementBackend {
 
   const DeviceInfo& device() const override { return device_; }
 
-  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) override {
-    return plan_family(family, device_, shape, oracle_, min_tile);
+  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
+            Layout layout) override {
+    return plan_family(family, device_, shape, oracle_, min_tile, layout);
   }
 
-  void open_shape(Shape shape, const TimingPolicy& policy) override {
+  void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) override {
     bench_.reset();  // free the previous shape's buffers first
-    bench_ = std::make_unique<ShapeBench>(device_, shape, policy);
+    bench_ = std::make_unique<ShapeBench>(device_, shape, policy, layout);
   }
 
   SampleBatch reference_samples(int count) override { return bench().reference_samples(count); }

@@ -88,6 +88,7 @@ Outcome classify_launch_error(cudaError_t err) {
 struct ShapeBench::Impl {
   DeviceInfo device;
   Shape shape;
+  Layout layout = Layout::kNN;
   TimingPolicy policy;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
@@ -113,9 +114,13 @@ struct ShapeBench::Impl {
   }
   int read_clock() const { return NvmlClock::instance().sm_clock_mhz(device.uuid); }
 
+  // Tight leading dimensions: the stored rows of A (K x M when transposed) and B (N x K).
+  int lda() const { return int(transposes_a(layout) ? shape.m : shape.k); }
+  int ldb() const { return int(transposes_b(layout) ? shape.k : shape.n); }
+
   kernels::GemmArgs args() const {
     return {a.ptr, b.ptr, c.ptr, int(shape.m), int(shape.n), int(shape.k),
-            int(shape.k), int(shape.n), int(shape.n)};
+            lda(), ldb(), int(shape.n)};
   }
 
   // Scratch memory of variants that need it (split-K partial sums), grown to the largest
@@ -145,10 +150,12 @@ struct ShapeBench::Impl {
 
   cudaError_t run_cublas(float* out) {
     const float alpha = 1.0f, beta = 0.0f;
-    // Row-major C = A*B is column-major C^T = B^T * A^T: swap the operands, no transposes.
-    auto status = cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, int(shape.n), int(shape.m),
-                              int(shape.k), &alpha, b.ptr, int(shape.n), a.ptr, int(shape.k),
-                              &beta, out, int(shape.n));
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands; a
+    // row-major stored matrix is its column-major transpose, so each keeps its own op.
+    auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    auto status = cublasSgemm(cublas, op(transposes_b(layout)), op(transposes_a(layout)),
+                              int(shape.n), int(shape.m), int(shape.k), &alpha, b.ptr, ldb(),
+                              a.ptr, lda(), &beta, out, int(shape.n));
     return status == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
   }
 
@@ -266,11 +273,13 @@ std::uint64_t ShapeBench::bytes_needed(const DeviceInfo& device, Shape shape) {
   return operands + reference + 2 * std::uint64_t(device.l2_bytes) + (64ull << 20);
 }
 
-ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy)
+ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy,
+                       Layout layout)
     : impl_(std::make_unique<Impl>()) {
   auto& s = *impl_;
   s.device = device;
   s.shape = shape;
+  s.layout = layout;
   s.policy = policy;
   OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
   size_t free_bytes = 0, total_bytes = 0;
@@ -367,6 +376,14 @@ Measurement ShapeBench::check(const Candidate& candidate) {
   if (!candidate.rejection.empty()) {
     m.outcome = Outcome::kExceedsLimits;
     m.error = candidate.rejection;
+    return m;
+  }
+  if (candidate.variant->layout != s.layout) {
+    // It would compute another product of the same buffers: refuse rather than fail the check.
+    m.outcome = Outcome::kInvalidConfig;
+    m.error = fmt::format("{} computes layout {}, but the shape is open as {}",
+                          candidate.variant->symbol, layout_name(candidate.variant->layout),
+                          layout_name(s.layout));
     return m;
   }
   kernels::GemmArgs args;

@@ -1,6 +1,8 @@
 // Measures candidates of one shape on one GPU (design.md section 5): random inputs, a cuBLAS
 // reference result, NaN-poisoned output before every checked run, relative Frobenius error,
-// warm-up, CUDA-event samples with L2 flushed before each, SM clock from NVML.
+// warm-up, CUDA-event samples with L2 flushed before each, SM clock from NVML. The operands are
+// stored as the layout says (op(A) = T: A is K x M), with tight leading dimensions, and the
+// GEMM is C = 1 * op(A) op(B) + 0 * C, so C's poison must be overwritten.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include "autotuner/core/backend.hpp"
 #include "autotuner/core/candidate.hpp"
 #include "autotuner/core/device_info.hpp"
+#include "autotuner/core/layout.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 
@@ -18,7 +21,8 @@ class ShapeBench {
  public:
   // Checks the memory need against the device's free memory before allocating anything
   // (Error kUsage naming the shape when it cannot fit).
-  ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy);
+  ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy,
+             Layout layout = Layout::kNN);
   ~ShapeBench();
   ShapeBench(const ShapeBench&) = delete;
   ShapeBench& operator=(const ShapeBench&) = delete;

@@ -13,7 +13,7 @@ namespace {
 
 bool same_target(const db::StoredRun& run, const db::CacheKey& target) {
   return run.key.kernel == target.kernel && run.key.dtype == target.dtype &&
-         run.key.shape == target.shape;
+         run.key.shape == target.shape && run.key.layout == target.layout;
 }
 
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100.0); }
@@ -105,9 +105,11 @@ BaselineChoice choose_baseline(const std::vector<db::StoredRun>& runs, const db:
   }
   choice.status = BaselineStatus::kMissing;
   choice.reason = fmt::format(
-      "no complete tuning run of {} {} ({}) to compare with; run `occtune "
-      "tune --kernel {} --shape {}` first",
-      target.kernel, target.shape.str(), target.dtype, target.kernel, target.shape.str());
+      "no complete tuning run of {} {} ({}{}) to compare with; run `occtune "
+      "tune --kernel {} --shape {}{}` first",
+      target.kernel, target.shape.str(), target.dtype,
+      target.layout == "nn" ? "" : ", layout " + target.layout, target.kernel, target.shape.str(),
+      target.layout == "nn" ? "" : " --layout " + target.layout);
   return choice;
 }
 
@@ -226,7 +228,8 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
     int complete = -1, any = -1;
   };
   auto group_key = [](const db::CacheKey& k) {
-    return std::make_tuple(k.kernel, k.shape.m, k.shape.n, k.shape.k, k.dtype, platform_of(k));
+    return std::make_tuple(k.kernel, k.shape.m, k.shape.n, k.shape.k, k.dtype, k.layout,
+                           platform_of(k));
   };
   std::map<decltype(group_key(db::CacheKey{})), Group> groups;
   for (int i = 0; i < int(current.size()); ++i) {
@@ -249,6 +252,7 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
     key.launched_kernel = key.kernel;
     key.dtype = now.run.key.dtype;
     key.shape = now.run.key.shape;
+    key.layout = now.run.key.layout;
     if (now.run.status != "complete")
       key.notes.push_back(fmt::format("NEW has no complete run for this key; its newest run is {}",
                                       now.run.status));
@@ -258,8 +262,9 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
       key.verdict =
           choice.status == BaselineStatus::kMissing ? Verdict::kMissing : Verdict::kIncompatible;
       key.reason = choice.status == BaselineStatus::kMissing
-                       ? fmt::format("BASE has no complete run of {} {} ({})", key.kernel,
-                                     key.shape.str(), key.dtype)
+                       ? fmt::format("BASE has no complete run of {} {} ({}{})", key.kernel,
+                                     key.shape.str(), key.dtype,
+                                     key.layout == "nn" ? "" : ", layout " + key.layout)
                        : choice.reason;
       report.keys.push_back(std::move(key));
       continue;
@@ -310,9 +315,11 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
     if (run.status != "complete" || used_base.count(i)) continue;
     bool matched = false;
     for (auto& k : report.keys)
-      matched |= k.kernel == run.key.kernel && k.shape == run.key.shape && k.dtype == run.key.dtype;
-    const std::string note = fmt::format("BASE has {} {} ({}) but NEW does not measure it",
-                                         run.key.kernel, run.key.shape.str(), run.key.dtype);
+      matched |= k.kernel == run.key.kernel && k.shape == run.key.shape &&
+                 k.dtype == run.key.dtype && k.layout == run.key.layout;
+    const std::string note = fmt::format(
+        "BASE has {} {} ({}{}) but NEW does not measure it", run.key.kernel, run.key.shape.str(),
+        run.key.dtype, run.key.layout == "nn" ? "" : ", layout " + run.key.layout);
     if (!matched && std::find(report.notes.begin(), report.notes.end(), note) == report.notes.end())
       report.notes.push_back(note);
   }

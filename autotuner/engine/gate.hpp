@@ -78,6 +78,7 @@ struct KeyVerdict {
   std::string kernel;
   std::string dtype = "f32";
   Shape shape;
+  std::string layout = "nn";    // operand layout (part of the key)
   std::string launched_kernel;  // the family measured; differs only with --kernel-override
   Verdict verdict = Verdict::kMissing;
   std::string reason;            // one line: why

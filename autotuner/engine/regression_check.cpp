@@ -79,7 +79,9 @@ void sample_interleaved(MeasurementBackend& backend, std::vector<Target*> target
 Side current_side(const DeviceInfo& device, const CheckRequest& request, const std::string& kernel,
                   Shape shape, const Candidate& c) {
   Side s;
-  const auto key = db::CacheKey::make(device, kernel, request.build_id, shape);
+  const auto key =
+      db::CacheKey::make(device, kernel, request.build_id, shape, "f32",
+                         layout_name(request.layout));
   s.build_id = request.build_id;
   s.device_uuid = device.uuid;
   s.platform = platform_of(key);
@@ -97,10 +99,12 @@ KeyWork prepare(MeasurementBackend& backend, db::Store& store,
   KeyVerdict& key = w.key;
   key.kernel = kernel;
   key.shape = shape;
+  key.layout = layout_name(request.layout);
   auto it = request.kernel_override.find(kernel);
   key.launched_kernel = it == request.kernel_override.end() ? kernel : it->second;
   const DeviceInfo& device = backend.device();
-  const auto target = db::CacheKey::make(device, kernel, request.build_id, shape);
+  const auto target = db::CacheKey::make(device, kernel, request.build_id, shape, "f32",
+                                         layout_name(request.layout));
   const BaselineChoice choice = choose_baseline(runs, target, request.gate.allow_different_device);
   if (choice.status != BaselineStatus::kFound) {
     key.verdict =
@@ -118,17 +122,20 @@ KeyWork prepare(MeasurementBackend& backend, db::Store& store,
     key.verdict = Verdict::kMissing;
     key.reason = fmt::format(
         "the baseline run {} has no passing candidate; re-tune with `occtune "
-        "tune --kernel {} --shape {}`",
-        w.base_run.id, kernel, shape.str());
+        "tune --kernel {} --shape {}{}`",
+        w.base_run.id, kernel, shape.str(),
+        request.layout == Layout::kNN ? ""
+                                      : std::string(" --layout ") + layout_name(request.layout));
     return w;
   }
   key.baseline = side_of(w.base_run, *ranked.front());
 
   const kernels::FamilyInfo* family = kernels::find_family(key.launched_kernel);
-  Plan plan = backend.plan(*family, shape, request.min_tile);
+  Plan plan = backend.plan(*family, shape, request.min_tile, request.layout);
   // The cached winner may sit below the job's min_tile (it was tuned with another job): plan
   // the whole walk before giving up on it.
-  if (!find_candidate(plan, *ranked.front())) plan = backend.plan(*family, shape, 1);
+  if (!find_candidate(plan, *ranked.front()))
+    plan = backend.plan(*family, shape, 1, request.layout);
   const std::size_t wanted = std::min(ranked.size(), std::size_t(1 + request.gate.runners_up));
   for (std::size_t i = 0; i < wanted; ++i) {
     auto candidate = find_candidate(plan, *ranked[i]);
@@ -232,7 +239,7 @@ GateReport run_check(MeasurementBackend& backend, db::Store& store, const CheckR
       work.push_back(prepare(backend, store, runs, request, kernel, shape));
     const bool any =
         std::any_of(work.begin(), work.end(), [](const KeyWork& w) { return !w.targets.empty(); });
-    if (any && !context_lost) backend.open_shape(shape, request.policy);
+    if (any && !context_lost) backend.open_shape(shape, request.layout, request.policy);
     for (auto& w : work) {
       if (!w.targets.empty()) {
         if (context_lost) {

@@ -18,6 +18,7 @@ namespace occtune::gate {
 struct CheckRequest {
   std::vector<std::string> kernels;
   std::vector<Shape> shapes;
+  Layout layout = Layout::kNN;  // of every shape (part of the key)
   int min_tile = 0;
   // Re-measurement protocol: per configuration policy.samples timed samples (fewer, at least 5,
   // when that would exceed max_seconds_per_candidate), taken in interleaved batches of

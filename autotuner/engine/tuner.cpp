@@ -83,7 +83,8 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
   for (auto& shape : request.shapes) {
     plans.emplace_back();
     for (auto& name : request.kernels) {
-      plans.back().push_back(backend.plan(*kernels::find_family(name), shape, request.min_tile));
+      plans.back().push_back(
+          backend.plan(*kernels::find_family(name), shape, request.min_tile, request.layout));
       total += engine::listed_candidates(plans.back().back(), request.search);
     }
   }
@@ -109,7 +110,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
     }
     const Shape shape = request.shapes[si];
     const double shape_start = now();
-    backend.open_shape(shape, request.policy);
+    backend.open_shape(shape, request.layout, request.policy);
     progress(shape, "cublas", "reference", done, "", 0);
     ShapeResult result;
     result.shape = shape;
@@ -121,7 +122,8 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
       const double deadline = run_start + budget_left() / double(runs_total - runs_done);
       KernelResult kr;
       const auto run_id = store.begin_run({device, plan.family, request.build_id, "f32", shape,
-                                           request.tool_version, request.argv, request.policy},
+                                           request.tool_version, request.argv, request.policy,
+                                           layout_name(request.layout)},
                                           {request.search.strategy, request.reference_clock_mhz});
       store.set_reference(run_id, result.cublas);
       const int done_before = done;

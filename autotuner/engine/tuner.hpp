@@ -19,6 +19,7 @@ namespace occtune {
 struct TuneRequest {
   std::vector<std::string> kernels;
   std::vector<Shape> shapes;
+  Layout layout = Layout::kNN;  // of every shape: variants of this layout only
   int min_tile = 0;
   TimingPolicy policy;
   SearchSettings search;

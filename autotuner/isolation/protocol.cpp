@@ -132,6 +132,17 @@ Shape decode_shape(const json& j) {
   });
 }
 
+json encode(Layout layout) { return layout_name(layout); }
+
+Layout decode_layout(const json& j) {
+  return decoding("layout", [&] {
+    const auto text = j.get<std::string>();
+    const auto layout = parse_layout(text);
+    if (!layout) throw Error(ExitCode::kRuntime, "worker protocol: " + layout_error(text));
+    return *layout;
+  });
+}
+
 json encode(const Candidate& c) {
   json j = json::object();
   j["variant"] = c.variant ? c.variant->symbol : std::string();

@@ -14,6 +14,7 @@
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/layout.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 
@@ -32,6 +33,8 @@ inline std::string wire(const json& message) {
 json encode(const DeviceInfo& device);
 json encode(const TimingPolicy& policy);
 json encode(const Shape& shape);
+// A layout crosses as its name ("nt"), as it is written everywhere else.
+json encode(Layout layout);
 // A candidate travels with its variant's manifest symbol; the other side looks the variant up
 // in its own registry (both sides run the same executable).
 json encode(const Candidate& candidate);
@@ -44,6 +47,7 @@ json encode_check(const Measurement& measurement);
 DeviceInfo decode_device(const json& j);
 TimingPolicy decode_policy(const json& j);
 Shape decode_shape(const json& j);
+Layout decode_layout(const json& j);
 Candidate decode_candidate(const json& j);
 Plan decode_plan(const json& j);
 SampleBatch decode_batch(const json& j);

@@ -123,8 +123,10 @@ void WorkerBackend::ensure_worker() {
 }
 
 void WorkerBackend::open_on_worker(bool after_restart) {
-  const json request = {
-      {"op", "open_shape"}, {"shape", encode(shape_)}, {"policy", encode(policy_)}};
+  const json request = {{"op", "open_shape"},
+                        {"shape", encode(shape_)},
+                        {"layout", encode(layout_)},
+                        {"policy", encode(policy_)}};
   for (int attempt = 1;; ++attempt) {
     try {
       control(request, "open_shape", options_.control_timeout_s);
@@ -138,18 +140,23 @@ void WorkerBackend::open_on_worker(bool after_restart) {
   }
 }
 
-Plan WorkerBackend::plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) {
+Plan WorkerBackend::plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
+                         Layout layout) {
   ensure_worker();
-  const json body = control(
-      {{"op", "plan"}, {"family", family.name}, {"shape", encode(shape)}, {"min_tile", min_tile}},
-      "plan", options_.control_timeout_s);
+  const json body = control({{"op", "plan"},
+                             {"family", family.name},
+                             {"shape", encode(shape)},
+                             {"layout", encode(layout)},
+                             {"min_tile", min_tile}},
+                            "plan", options_.control_timeout_s);
   return decode_plan(body.at("plan"));
 }
 
-void WorkerBackend::open_shape(Shape shape, const TimingPolicy& policy) {
+void WorkerBackend::open_shape(Shape shape, Layout layout, const TimingPolicy& policy) {
   have_shape_ = false;  // a shape that does not fit is not re-opened by a replacement
   ensure_worker();
   shape_ = shape;
+  layout_ = layout;
   policy_ = policy;
   open_on_worker(false);
   have_shape_ = true;

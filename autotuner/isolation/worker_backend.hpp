@@ -38,8 +38,9 @@ class WorkerBackend final : public MeasurementBackend {
   ~WorkerBackend() override;  // asks the worker to exit; kills it after 5 s
 
   const DeviceInfo& device() const override { return device_; }
-  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) override;
-  void open_shape(Shape shape, const TimingPolicy& policy) override;
+  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
+            Layout layout) override;
+  void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) override;
   SampleBatch reference_samples(int count) override;
   Measurement check(const Candidate& candidate) override;
   SampleBatch samples(const Candidate& candidate, int count) override;
@@ -70,6 +71,7 @@ class WorkerBackend final : public MeasurementBackend {
   std::unique_ptr<WorkerProcess> worker_;
   bool have_shape_ = false;
   Shape shape_;
+  Layout layout_ = Layout::kNN;
   TimingPolicy policy_;
   int started_ = 0;
 };

@@ -45,12 +45,14 @@ class Server {
       const auto* family = kernels::find_family(name);
       if (!family) fail(ExitCode::kRuntime, "worker: unknown kernel family '" + name + "'");
       const int min_tile = decoding("plan", [&] { return request.at("min_tile").get<int>(); });
-      return {
-          {{"ok", true},
-           {"plan", encode(backend_->plan(*family, decode_shape(request.at("shape")), min_tile))}}};
+      const Layout layout = decode_layout(request.at("layout"));
+      return {{{"ok", true},
+               {"plan", encode(backend_->plan(*family, decode_shape(request.at("shape")), min_tile,
+                                              layout))}}};
     }
     if (op == "open_shape") {
-      backend_->open_shape(decode_shape(request.at("shape")), decode_policy(request.at("policy")));
+      backend_->open_shape(decode_shape(request.at("shape")), decode_layout(request.at("layout")),
+                           decode_policy(request.at("policy")));
       return {{{"ok", true}}};
     }
     if (op == "reference_samples") {

@@ -46,6 +46,7 @@ json gate_json(const gate::GateReport& report) {
          {"launched_kernel", k.launched_kernel},
          {"dtype", k.dtype},
          {"shape", k.shape.str()},
+         {"layout", k.layout},
          {"verdict", std::string(to_string(k.verdict))},
          {"fails", is_failure(report, k.verdict)},
          {"reason", k.reason},

@@ -90,13 +90,15 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
   const Shape shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
                     p.positive("k", kMaxDimension)};
   const std::string dtype = p.choice("dtype", {"f32"}, "f32");
+  const std::string layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
   const bool fallback = p.boolean_or("fallback", true);
 
   auto records = store.device_records(uuid);
   if (records.empty()) return problem_answer(unknown_device(uuid));
   const DeviceInfo& device = records.front();
   const auto key =
-      db::CacheKey::make(device, kernel, std::string(kernels::kernel_build_id()), shape, dtype);
+      db::CacheKey::make(device, kernel, std::string(kernels::kernel_build_id()), shape, dtype,
+                         layout);
   db::LookupOptions options;
   options.fallback = fallback;
   options.device = &device;
@@ -109,8 +111,10 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
   }
   if (!result.hit()) {
     Answer miss = problem_answer(
-        no_configuration(fmt::format("no configuration for {} {} on {} ({}) with kernel build {}{}",
-                                     kernel.empty() ? "any kernel" : kernel, shape.str(), uuid, device.name, key.build_id,
+        no_configuration(fmt::format("no configuration for {} {} (layout {}) on {} ({}) with "
+                                     "kernel build {}{}",
+                                     kernel.empty() ? "any kernel" : kernel, shape.str(), layout,
+                                     uuid, device.name, key.build_id,
                                      fallback ? " at any step of the lookup chain"
                                               : " for the exact key (fallback=false)"),
                          output::chain_json(result)));
@@ -122,7 +126,8 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
                      {"kernel", kernel.empty() ? json(nullptr) : json(kernel)},
                      {"m", shape.m},
                      {"n", shape.n},   {"k", shape.k},         {"shape", shape.str()},
-                     {"dtype", dtype}, {"fallback", fallback}, {"build_id", key.build_id}};
+                     {"dtype", dtype}, {"layout", layout}, {"fallback", fallback},
+                     {"build_id", key.build_id}};
   body["device"] = device_summary(device);
   a.body = dump(output::document("best", body));
   return a;
@@ -133,6 +138,7 @@ Answer configs_answer(db::Store& store, const QueryParams& p) {
   q.order = db::EntryQuery::Order::kRunId;
   q.device_uuid = p.optional_uuid("device");
   q.kernel = p.optional_kernel("kernel");
+  if (p.has("layout")) q.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
   q.limit = static_cast<int>(p.positive_or("limit", 500, 100));
   q.before_run_id = p.positive_or("cursor", std::numeric_limits<std::int64_t>::max(), 0);
   const db::EntryPage page = store.entries(q);
@@ -197,12 +203,13 @@ Route Routes::operator()(const httplib::Request& req, httplib::Response& res) {
     switch (route) {
       case Route::kBest:
         params.emplace(req.params, std::initializer_list<std::string_view>{
-                                       "device", "kernel", "m", "n", "k", "dtype", "fallback"});
+                                       "device", "kernel", "m", "n", "k", "dtype", "layout",
+                                       "fallback"});
         cache_key = "best";
         break;
       case Route::kConfigs:
-        params.emplace(req.params, std::initializer_list<std::string_view>{"device", "kernel",
-                                                                           "limit", "cursor"});
+        params.emplace(req.params, std::initializer_list<std::string_view>{
+                                       "device", "kernel", "layout", "limit", "cursor"});
         cache_key = "configs";
         break;
       default:  // /healthz, /v1/devices

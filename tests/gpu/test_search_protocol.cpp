@@ -27,10 +27,12 @@ class Recording : public MeasurementBackend {
  public:
   explicit Recording(std::unique_ptr<MeasurementBackend> inner) : inner_(std::move(inner)) {}
   const DeviceInfo& device() const override { return inner_->device(); }
-  Plan plan(const kernels::FamilyInfo& f, Shape s, int min_tile) override {
-    return inner_->plan(f, s, min_tile);
+  Plan plan(const kernels::FamilyInfo& f, Shape s, int min_tile, Layout l) override {
+    return inner_->plan(f, s, min_tile, l);
   }
-  void open_shape(Shape s, const TimingPolicy& p) override { inner_->open_shape(s, p); }
+  void open_shape(Shape s, Layout l, const TimingPolicy& p) override {
+    inner_->open_shape(s, l, p);
+  }
   SampleBatch reference_samples(int count) override { return inner_->reference_samples(count); }
   Measurement check(const Candidate& c) override { return inner_->check(c); }
   SampleBatch samples(const Candidate& c, int count) override {

@@ -64,14 +64,18 @@ class FakeBackend final : public MeasurementBackend {
   }
 
   const DeviceInfo& device() const override { return device_; }
-  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile) override {
-    log_line("plan " + family.name);
-    return plan_family(family, device_, shape, oracle_, min_tile);
+  Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
+            Layout layout) override {
+    log_line("plan " + family.name + (layout == Layout::kNN ? "" : std::string(" ") +
+                                                                       layout_name(layout)));
+    return plan_family(family, device_, shape, oracle_, min_tile, layout);
   }
-  void open_shape(Shape shape, const TimingPolicy&) override {
+  void open_shape(Shape shape, Layout layout, const TimingPolicy&) override {
     if (shape.m == 99999)
       fail(ExitCode::kUsage, "shape " + shape.str() + " does not fit; choose a smaller shape");
-    log_line("open_shape " + shape.str());
+    log_line("open_shape " + shape.str() +
+             (layout == Layout::kNN ? "" : std::string(" ") + layout_name(layout)));
+    layout_ = layout;
     open_ = true;
   }
   SampleBatch reference_samples(int count) override {
@@ -82,6 +86,9 @@ class FakeBackend final : public MeasurementBackend {
   Measurement check(const Candidate& c) override {
     log_line("check " + c.variant->symbol);
     if (!open_) fail(ExitCode::kRuntime, "fake worker: check before open_shape");
+    if (c.variant->layout != layout_)
+      fail(ExitCode::kRuntime, "fake worker: a " + std::string(layout_name(c.variant->layout)) +
+                                   " candidate on a shape open as " + layout_name(layout_));
     Measurement m;
     m.candidate = c;
     m.rel_error = 1e-7;
@@ -127,6 +134,7 @@ class FakeBackend final : public MeasurementBackend {
   DeviceInfo device_;
   OfflineOccupancy oracle_;
   bool open_ = false;
+  Layout layout_ = Layout::kNN;
 };
 
 }  // namespace

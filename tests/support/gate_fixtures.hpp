@@ -69,8 +69,10 @@ inline std::int64_t add_tuning_run(db::Store& store, const DeviceInfo& device, S
                                    std::mt19937_64& rng, const NoiseModel& noise, int samples = 20,
                                    const std::string& build_id = "build-a",
                                    const std::string& kernel = "tiled_dynamic",
-                                   db::RunStatus status = db::RunStatus::kComplete) {
+                                   db::RunStatus status = db::RunStatus::kComplete,
+                                   const std::string& layout = "nn") {
   db::RunStart start;
+  start.layout = layout;
   start.device = device;
   start.kernel = kernel;
   start.build_id = build_id;

@@ -131,17 +131,18 @@ __attribute__((noinline)) inline void prepare_fiber(Fiber& f, std::size_t stack_
   makecontext(&f.context, &fiber_entry, 0);
 }
 
-// Runs body() once per thread of every block of `grid`, `threads` threads per block, with
-// `smem_bytes` of shared memory per block (filled with NaN at block start so that reading what
-// was never written shows). Returns the first misuse, or "".
-inline std::string run_grid(dim3 grid, int threads, std::size_t smem_bytes,
+// Runs body() once per thread of every block of `grid`, `block` threads per block (x fastest,
+// as on the device), with `smem_bytes` of shared memory per block (filled with NaN at block
+// start so that reading what was never written shows). Returns the first misuse, or "".
+inline std::string run_grid(dim3 grid, dim3 block, std::size_t smem_bytes,
                             const std::function<void(unsigned char* smem)>& body, Order order,
                             CopyTiming timing, unsigned seed = 1) {
   auto& s = state();
   s.error.clear();
   s.timing = timing;
   s.grid_dim = grid;
-  s.block_dim = dim3(unsigned(threads), 1, 1);
+  s.block_dim = block;
+  const int threads = int(block.x * block.y * block.z);
   constexpr std::size_t kStack = 256 * 1024;
   s.fibers.resize(std::size_t(threads));
   for (auto& f : s.fibers)
@@ -165,7 +166,8 @@ inline std::string run_grid(dim3 grid, int threads, std::size_t smem_bytes,
         s.body = [&] { body(smem); };
         for (int t = 0; t < threads; ++t) {
           Fiber& f = s.fibers[std::size_t(t)];
-          f.thread_idx = uint3{unsigned(t), 0, 0};
+          f.thread_idx = uint3{unsigned(t) % block.x, unsigned(t) / block.x % block.y,
+                               unsigned(t) / (block.x * block.y)};
           f.done = false;
           f.barriers = 0;
           f.groups.clear();
@@ -214,6 +216,12 @@ inline std::string run_grid(dim3 grid, int threads, std::size_t smem_bytes,
       }
   munmap(region, span + page);
   return s.error;
+}
+
+inline std::string run_grid(dim3 grid, int threads, std::size_t smem_bytes,
+                            const std::function<void(unsigned char* smem)>& body, Order order,
+                            CopyTiming timing, unsigned seed = 1) {
+  return run_grid(grid, dim3(unsigned(threads), 1, 1), smem_bytes, body, order, timing, seed);
 }
 
 // Floats with an inaccessible page right after the last one (rounded up to 16 bytes, so the

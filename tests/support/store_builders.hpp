@@ -58,7 +58,7 @@ inline db::RunStart fake_run_start(Shape shape = Shape{256, 256, 256}) {
 
 inline db::CacheKey fake_key(Shape shape = Shape{256, 256, 256}) {
   const db::RunStart s = fake_run_start(shape);
-  return db::CacheKey::make(s.device, s.kernel, s.build_id, s.shape, s.dtype);
+  return db::CacheKey::make(s.device, s.kernel, s.build_id, s.shape, s.dtype, s.layout);
 }
 
 inline Measurement fake_measurement(double median_ms) {

@@ -24,6 +24,18 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
+// A device record as a tune on it would store (queries by UUID read only the database).
+DeviceInfo test_device(const std::string& uuid) {
+  DeviceInfo d;
+  d.uuid = uuid;
+  d.name = "Test GPU";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.driver_version = 13000;
+  d.runtime_version = 13000;
+  return d;
+}
+
 void expect_error(const testing::CliResult& r, int code, const std::string& mention) {
   EXPECT_EQ(r.code, code) << r.err;
   EXPECT_NE(r.err.find(mention), std::string::npos) << "stderr: " << r.err;
@@ -35,6 +47,40 @@ TEST(Cli, BadShapesAreUsageErrors) {
   const std::string db = " --db " + (tmp.path / "x.db").string();
   for (std::string shape : {"0x1x1", "-5x1x1", "ax1x1", "99999999999x1x1", "1x1"})
     expect_error(run_cli("tune --shape " + shape + db), 2, "'" + shape + "'");
+}
+
+// --layout takes nn, nt, tn or tt on every command that keys by it; anything else is exit 2
+// naming the value, before any GPU or database is touched.
+TEST(Cli, BadLayoutsAreUsageErrors) {
+  TempDir tmp;
+  const std::string db = " --db " + (tmp.path / "x.db").string();
+  for (std::string verb : {"tune --shape 8x8x8", "bench --shape 8x8x8", "check --shape 8x8x8",
+                           "query --device GPU-11111111-2222-3333-4444-555555555555 --shape 8x8x8"})
+    expect_error(run_cli(verb + " --layout xt" + db), 2, "unknown layout 'xt'");
+  EXPECT_FALSE(fs::exists(tmp.path / "x.db"));
+}
+
+// A query keys by layout: a tt entry answers only a tt query.
+TEST(Cli, QueryKeysByLayout) {
+  TempDir tmp;
+  auto db_path = tmp.path / "q.db";
+  const std::string uuid = "GPU-11111111-2222-3333-4444-555555555555";
+  {
+    auto store = db::Store::open(db_path);
+    const DeviceInfo d = test_device(uuid);
+    db::RunStart start{d, "tiled_dynamic", "otherbuild", "f32", Shape{8, 8, 8}, "t", {}, {}};
+    start.layout = "tt";
+    store.finish_run(store.begin_run(start), db::RunStatus::kComplete);
+  }
+  const std::string base = "query --device " + uuid + " --shape 8x8x8 --db " + db_path.string();
+  auto nn = run_cli(base, "CUDA_VISIBLE_DEVICES=");
+  expect_error(nn, 3, "(layout nn)");
+  auto tt = run_cli(base + " --layout tt", "CUDA_VISIBLE_DEVICES=");
+  expect_error(tt, 3, "(layout tt)");
+  // The tt entry is a near key of the tt query only (another build), never of the nn one.
+  EXPECT_NE(tt.err.find("otherbuild"), std::string::npos) << tt.err;
+  EXPECT_EQ(nn.err.find("otherbuild"), std::string::npos) << nn.err;
+  EXPECT_NE(tt.err.find("--layout tt"), std::string::npos) << tt.err;
 }
 
 TEST(Cli, UnknownKernelListsTheKnownOnes) {
@@ -118,13 +164,7 @@ TEST(Cli, QueryByUuidReadsTheDatabaseOnly) {
   const std::string uuid = "GPU-11111111-2222-3333-4444-555555555555";
   {
     auto store = db::Store::open(db_path);
-    DeviceInfo d;
-    d.uuid = uuid;
-    d.name = "Test GPU";
-    d.cc_major = 9;
-    d.sm_count = 132;
-    d.driver_version = 13000;
-    d.runtime_version = 13000;
+    const DeviceInfo d = test_device(uuid);
     // A run keyed by another kernel build: the query must miss and say why.
     auto id = store.begin_run({d, "tiled_dynamic", "otherbuild", "f32", Shape{8, 8, 8}, "t", {}, {}});
     store.finish_run(id, db::RunStatus::kComplete);

@@ -167,6 +167,23 @@ TEST(Gate, NoBaselineIsMissingAndExitsThree) {
   EXPECT_NE(report.notes[0].find(kOdd.str()), std::string::npos);
 }
 
+// The layout is part of the key: a tn run is judged against a tn baseline only, never against
+// the nn run of the same shape, and each report key says its layout.
+TEST(Gate, LayoutsAreSeparateKeys) {
+  Snapshot base, current;
+  std::mt19937_64 rng(3);
+  add_tuning_run(base.store(), gate_device(), kSquare, {{32, 0.26}}, rng, kNoise);
+  add_tuning_run(current.store(), gate_device(), kSquare, {{32, 0.26}}, rng, kNoise, 20, "build-b",
+                 "tiled_dynamic", db::RunStatus::kComplete, "tn");
+  const GateReport report = compare_runs(base.records(), current.records(), {});
+  ASSERT_EQ(report.keys.size(), 1u);
+  EXPECT_EQ(report.keys[0].layout, "tn");
+  EXPECT_EQ(report.keys[0].verdict, Verdict::kMissing);
+  EXPECT_NE(report.keys[0].reason.find("layout tn"), std::string::npos) << report.keys[0].reason;
+  ASSERT_EQ(report.notes.size(), 1u);  // the nn baseline is not measured by NEW
+  EXPECT_NE(report.notes[0].find(kSquare.str()), std::string::npos);
+}
+
 TEST(Gate, OtherDriverIsIncompatibleUnlessAllowed) {
   Snapshot base, current;
   std::mt19937_64 rng(4);

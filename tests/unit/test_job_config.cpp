@@ -27,6 +27,7 @@ TEST(JobConfig, ReadsEverySetting) {
 [job]
 kernels = ["naive"]
 shapes = ["17x1x1000"]
+layout = "tn"
 min_tile = 8
 device = "GPU-1234"
 db = "/tmp/x.db"
@@ -41,6 +42,8 @@ max_seconds_per_candidate = 0.5
   EXPECT_EQ(job.kernels, std::vector<std::string>{"naive"});
   EXPECT_EQ(job.shapes.at(0), (Shape{17, 1, 1000}));
   EXPECT_EQ(job.min_tile, 8);
+  EXPECT_EQ(job.layout, Layout::kTN);
+  EXPECT_EQ(load_job_config("").layout, Layout::kNN);
   EXPECT_EQ(job.device, "GPU-1234");
   EXPECT_EQ(job.db, "/tmp/x.db");
   EXPECT_EQ(job.policy.warmup, 0);
@@ -68,6 +71,8 @@ TEST(JobConfig, RejectsBadFilesNamingTheProblem) {
       {"version = 1\n[job]\nkernels = [1]\n", "only strings"},
       {"version = 1\n[job]\nkernels = [\"nope\"]\n", "unknown kernel 'nope'"},
       {"version = 1\n[job]\nshapes = [\"0x1x1\"]\n", "'0x1x1'"},
+      {"version = 1\n[job]\nlayout = \"nx\"\n", "job.layout: unknown layout 'nx'"},
+      {"version = 1\n[job]\nlayout = 2\n", "'job.layout'"},
       {"version = 1\n[measure]\nsamples = 0\n", "'measure.samples' = 0"},
       {"version = 1\n[measure]\nsamples = \"many\"\n", "must be an integer"},
       {"version = 1\n[measure]\nflush_l2 = 1\n", "true or false"},

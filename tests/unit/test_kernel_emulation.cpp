@@ -1,7 +1,8 @@
-// Every registered variant of the tile-based families (issue #3) run on the host emulator
+// Every registered variant of the tile-based families (issue #3) and of tiled_dynamic and
+// naive, in its operand layout (issue #12: nn, nt, tn, tt), run on the host emulator
 // (tests/support/kernel_emulator.hpp), no GPU needed: against a double-precision reference on
 // shapes with partial tiles in M, N and K, K below the slab depth and whole tiles; with exact,
-// padded (misaligned) and shifted (misaligned base) layouts whose padding holds NaN; bitwise
+// padded (misaligned) and shifted (misaligned base) storage whose padding holds NaN; bitwise
 // identical whatever order the threads run in and whenever the async copies land; never
 // writing outside C, never faulting past an allocation or the shared memory it declared.
 #include <gtest/gtest.h>
@@ -19,57 +20,98 @@
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/splitk.cuh"
+// tiled.cuh unrolls with a plain `#pragma unroll`, which the host compiler does not know.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "kernels/tiled.cuh"
+#pragma GCC diagnostic pop
 
 namespace occtune {
 namespace {
 
 using namespace kernels;
 
-struct Layout {
+struct Storage {
   const char* name;
-  int pad_a, pad_b, pad_c;  // leading dimension minus the row length
+  int pad_a, pad_b, pad_c;  // leading dimension minus the stored row length
   std::size_t shift;        // floats the base pointers are moved by (misaligns them)
 };
 
-constexpr Layout kExact{"exact", 0, 0, 0, 0};
-constexpr Layout kPadded{"padded", 1, 3, 2, 0};
-constexpr Layout kShifted{"shifted", 0, 0, 0, 1};
+constexpr Storage kExact{"exact", 0, 0, 0, 0};
+constexpr Storage kPadded{"padded", 1, 3, 2, 0};
+constexpr Storage kShifted{"shifted", 0, 0, 0, 1};
 
 struct Shape3 {
   int m, n, k;
 };
 
-// A and B random in [-1, 1) with NaN in their padding, C all NaN, and the double reference.
+// A and B random in [-1, 1), stored as `layout` says (op(A) = T: A stored K x M), with NaN in
+// their padding; C all NaN when beta is 0 (it must not be read then), else random in its valid
+// region; the double reference of alpha op(A) op(B) + beta C.
 struct Problem {
   Shape3 s;
+  Layout layout;
   int lda, ldb, ldc;
   emu::GuardedBuffer a, b, c;
+  float alpha, beta;
+  std::vector<float> c0;  // C before the kernel (NaN in the padding, and everywhere if beta 0)
   std::vector<double> ref;
 
-  Problem(Shape3 shape, const Layout& l)
+  // Stored rows and their lengths.
+  static int rows_a(Shape3 s, Layout l) { return transposes_a(l) ? s.k : s.m; }
+  static int cols_a(Shape3 s, Layout l) { return transposes_a(l) ? s.m : s.k; }
+  static int rows_b(Shape3 s, Layout l) { return transposes_b(l) ? s.n : s.k; }
+  static int cols_b(Shape3 s, Layout l) { return transposes_b(l) ? s.k : s.n; }
+
+  // op(A)(i, p) and op(B)(p, j) in the stored buffers.
+  float& op_a(int i, int p) {
+    return transposes_a(layout) ? a[std::size_t(p) * lda + i] : a[std::size_t(i) * lda + p];
+  }
+  float& op_b(int p, int j) {
+    return transposes_b(layout) ? b[std::size_t(j) * ldb + p] : b[std::size_t(p) * ldb + j];
+  }
+
+  Problem(Shape3 shape, Layout l, const Storage& st, float alpha_ = 1.0f, float beta_ = 0.0f)
       : s(shape),
-        lda(shape.k + l.pad_a),
-        ldb(shape.n + l.pad_b),
-        ldc(shape.n + l.pad_c),
-        a(std::size_t(shape.m) * std::size_t(lda), l.shift),
-        b(std::size_t(shape.k) * std::size_t(ldb), l.shift),
-        c(std::size_t(shape.m) * std::size_t(ldc), l.shift) {
+        layout(l),
+        lda(cols_a(shape, l) + st.pad_a),
+        ldb(cols_b(shape, l) + st.pad_b),
+        ldc(shape.n + st.pad_c),
+        a(std::size_t(rows_a(shape, l)) * std::size_t(lda), st.shift),
+        b(std::size_t(rows_b(shape, l)) * std::size_t(ldb), st.shift),
+        c(std::size_t(shape.m) * std::size_t(ldc), st.shift),
+        alpha(alpha_),
+        beta(beta_) {
     std::mt19937 rng(unsigned(shape.m * 7919 + shape.n * 31 + shape.k));
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (int i = 0; i < s.m; ++i)
-      for (int p = 0; p < s.k; ++p) a[std::size_t(i) * lda + p] = dist(rng);
+      for (int p = 0; p < s.k; ++p) op_a(i, p) = dist(rng);
     for (int p = 0; p < s.k; ++p)
-      for (int j = 0; j < s.n; ++j) b[std::size_t(p) * ldb + j] = dist(rng);
+      for (int j = 0; j < s.n; ++j) op_b(p, j) = dist(rng);
+    c0.assign(c.size(), NAN);
+    if (beta != 0.0f)
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) c0[std::size_t(i) * ldc + j] = dist(rng);
     ref.assign(std::size_t(s.m) * std::size_t(s.n), 0.0);
     for (int i = 0; i < s.m; ++i)
       for (int p = 0; p < s.k; ++p) {
-        const double av = a[std::size_t(i) * lda + p];
-        for (int j = 0; j < s.n; ++j)
-          ref[std::size_t(i) * s.n + j] += av * double(b[std::size_t(p) * ldb + j]);
+        const double av = op_a(i, p);
+        for (int j = 0; j < s.n; ++j) ref[std::size_t(i) * s.n + j] += av * double(op_b(p, j));
+      }
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) {
+        double& r = ref[std::size_t(i) * s.n + j];
+        r *= alpha;
+        if (beta != 0.0f) r += double(beta) * c0[std::size_t(i) * ldc + j];
       }
   }
 
-  GemmArgs args() { return {a.data(), b.data(), c.data(), s.m, s.n, s.k, lda, ldb, ldc}; }
+  GemmArgs args() {
+    GemmArgs g{a.data(), b.data(), c.data(), s.m, s.n, s.k, lda, ldb, ldc};
+    g.alpha = alpha;
+    g.beta = beta;
+    return g;
+  }
 };
 
 struct Outcome {
@@ -77,10 +119,30 @@ struct Outcome {
   std::vector<float> c;  // the whole C buffer, padding included
 };
 
+// The textbook kernels (square 2D blocks, one output per thread) in the same harness: their
+// "tile" is the block width, their slab depth the same width.
+template <class V, int W>
+struct Textbook {
+  static constexpr TileParams kParams{W, W, W, 1, 1, W, W, 1, 1};
+  static constexpr Layout kLayout = V::kLayout;
+  static constexpr std::size_t kSmemBytes = 2 * std::size_t(W) * W * sizeof(float);
+  static dim3 block() { return dim3(W, W, 1); }
+  static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
+};
+
+template <class V, class = void>
+struct BlockOf {
+  static dim3 block() { return dim3(unsigned(V::kMaxThreads), 1, 1); }
+};
+template <class V>
+struct BlockOf<V, std::void_t<decltype(V::block())>> {
+  static dim3 block() { return V::block(); }
+};
+
 template <class V>
 Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
   constexpr TileParams kP = V::kParams;
-  std::fill_n(pr.c.data(), pr.c.size(), NAN);
+  std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
   GemmArgs args = pr.args();
   std::unique_ptr<emu::GuardedBuffer> workspace;
   if constexpr (kP.splits > 1) {
@@ -93,8 +155,8 @@ Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
                   unsigned(kP.splits));
   Outcome out;
   out.error = emu::run_grid(
-      grid, V::kMaxThreads, V::kSmemBytes, [&](unsigned char* smem) { V::run(args, smem); }, order,
-      timing);
+      grid, BlockOf<V>::block(), V::kSmemBytes, [&](unsigned char* smem) { V::run(args, smem); },
+      order, timing);
   if constexpr (kP.splits > 1) {
     if (out.error.empty()) {
       const bool vec = V::reduce_vectorized(args);
@@ -137,14 +199,18 @@ void check_variant(const std::string& symbol) {
       {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // partial tiles everywhere, a K residue
       {kP.bm, 2 * kP.bn, 4 * kP.bk},              // whole tiles: the fast paths
       {5, 7, 3},                                  // smaller than one tile, K below the slab
+      {1, 1, 1},
   };
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
-    const Layout* layout;
+    const Storage* layout;
     emu::Order order;
     emu::CopyTiming timing;
+    float alpha = 1.0f, beta = 0.0f;
   };
+  // alpha/beta: scaled with C read (beta != 0, padded C), and scaled with beta 0 over a C of
+  // NaN, which must not leak into the result.
   const Run runs[] = {
       {&kExact, emu::Order::kForward, emu::CopyTiming::kEager},
       {&kExact, emu::Order::kReverse, emu::CopyTiming::kLazy},
@@ -152,21 +218,28 @@ void check_variant(const std::string& symbol) {
       {&kPadded, emu::Order::kForward, emu::CopyTiming::kEager},
       {&kPadded, emu::Order::kShuffled, emu::CopyTiming::kLazy},
       {&kShifted, emu::Order::kReverse, emu::CopyTiming::kLazy},
+      {&kPadded, emu::Order::kForward, emu::CopyTiming::kLazy, -1.5f, 0.75f},
+      {&kShifted, emu::Order::kReverse, emu::CopyTiming::kEager, 2.0f, 0.0f},
   };
   for (auto shape : shapes) {
-    const Layout* current = nullptr;
+    const Run* current = nullptr;
     std::unique_ptr<Problem> pr;
     std::vector<float> first;
     for (auto& run : runs) {
-      if (run.layout != current) {
-        current = run.layout;
-        pr = std::make_unique<Problem>(shape, *current);
+      if (!current || run.layout != current->layout || run.alpha != current->alpha ||
+          run.beta != current->beta) {
+        current = &run;
+        pr = std::make_unique<Problem>(shape, V::kLayout, *run.layout, run.alpha, run.beta);
         first.clear();
       }
-      const std::string what = symbol + " " + std::to_string(shape.m) + "x" +
+      const std::string what = symbol + " " + layout_name(V::kLayout) + " " +
+                               std::to_string(shape.m) + "x" +
                                std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
-                               current->name + " order " + std::to_string(int(run.order)) +
-                               (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager");
+                               current->layout->name + " order " +
+                               std::to_string(int(run.order)) +
+                               (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
+                               " alpha " + std::to_string(run.alpha) + " beta " +
+                               std::to_string(run.beta);
       Outcome out = run_variant<V>(*pr, run.order, run.timing);
       ASSERT_EQ(out.error, "") << what;
       bool padding_untouched = false;
@@ -202,6 +275,30 @@ const std::vector<Case>& cases() {
     OCCTUNE_PIPELINED_VARIANTS(OCCTUNE_CASE)
     OCCTUNE_SPLITK_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                                  \
+  out.push_back({layout_symbol(Layout::kNT, without_spaces(#__VA_ARGS__)),              \
+                 &check_variant<NT<__VA_ARGS__>>});                                     \
+  out.push_back({layout_symbol(Layout::kTN, without_spaces(#__VA_ARGS__)),              \
+                 &check_variant<TN<__VA_ARGS__>>});                                     \
+  out.push_back({layout_symbol(Layout::kTT, without_spaces(#__VA_ARGS__)),              \
+                 &check_variant<TT<__VA_ARGS__>>});
+    OCCTUNE_COARSENED_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+    OCCTUNE_REGBLOCKED_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+    OCCTUNE_PIPELINED_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+    OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+    // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
+    // same body from static shared memory, which the emulator cannot share between fibers).
+#define OCCTUNE_TEXTBOOK(Nn, W)                                                                 \
+  out.push_back({#Nn, &check_variant<Textbook<Nn, W>>});                                        \
+  out.push_back({layout_symbol(Layout::kNT, #Nn), &check_variant<Textbook<NT<Nn>, W>>});        \
+  out.push_back({layout_symbol(Layout::kTN, #Nn), &check_variant<Textbook<TN<Nn>, W>>});        \
+  out.push_back({layout_symbol(Layout::kTT, #Nn), &check_variant<Textbook<TT<Nn>, W>>});
+    OCCTUNE_TEXTBOOK(TiledDynamic<1>, 1)
+    OCCTUNE_TEXTBOOK(TiledDynamic<4>, 4)
+    OCCTUNE_TEXTBOOK(TiledDynamic<8>, 8)
+    OCCTUNE_TEXTBOOK(Naive<8>, 8)
+#undef OCCTUNE_TEXTBOOK
     return out;
   }();
   return all;
@@ -225,15 +322,38 @@ std::string case_name(const ::testing::TestParamInfo<std::size_t>& info) {
 INSTANTIATE_TEST_SUITE_P(TileFamilies, EmulatedVariant,
                          ::testing::Range(std::size_t(0), cases().size()), case_name);
 
-// The emulated list is the registered list: a variant added to a family's list is emulated,
-// and nothing is registered that the emulator does not run.
+// The emulated list is the registered list: a variant added to a family's list, in any
+// layout, is emulated, and nothing is registered that the emulator does not run.
 TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   std::set<std::string> emulated, registered;
-  for (auto& c : cases()) emulated.insert(c.symbol);
+  for (auto& c : cases())
+    if (c.symbol.find("Tiled") == std::string::npos && c.symbol.find("Naive") == std::string::npos)
+      emulated.insert(c.symbol);
   for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk"})
-    for (auto* v : variants_of(family)) registered.insert(v->symbol);
+    for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
+  // Every registered layout of a tile family is covered, and every family has all four.
+  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk"})
+    for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
+}
+
+// The textbook families exist in every layout, with the same tiles as in nn, named NT<...>.
+TEST(EmulatedVariants, TextbookFamiliesHaveEveryLayout) {
+  for (auto* family : {"tiled_dynamic", "tiled_static", "naive"}) {
+    const auto nn = variants_of(family);
+    ASSERT_FALSE(nn.empty()) << family;
+    for (Layout l : kAllLayouts) {
+      const auto in_layout = variants_of(family, l);
+      ASSERT_EQ(in_layout.size(), nn.size()) << family << " " << layout_name(l);
+      for (std::size_t i = 0; i < nn.size(); ++i) {
+        EXPECT_EQ(in_layout[i]->layout, l);
+        EXPECT_EQ(in_layout[i]->symbol, layout_symbol(l, nn[i]->symbol));
+        EXPECT_EQ(in_layout[i]->label(), nn[i]->label());
+      }
+    }
+  }
+  EXPECT_EQ(layout_symbol(Layout::kTT, "Naive<8>"), "TT<Naive<8>>");
 }
 
 // The emulator itself catches what it claims to: a kernel that reads shared memory before the

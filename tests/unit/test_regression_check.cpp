@@ -33,10 +33,10 @@ class ScriptedBackend final : public MeasurementBackend {
   int opened = 0;
 
   const DeviceInfo& device() const override { return device_; }
-  Plan plan(const kernels::FamilyInfo& family, Shape, int min_tile) override {
+  Plan plan(const kernels::FamilyInfo& family, Shape, int min_tile, Layout layout) override {
     Plan p;
     p.family = family.name;
-    for (auto* v : kernels::variants_of(family.name)) {
+    for (auto* v : kernels::variants_of(family.name, layout)) {
       const int tile = v->param("tile");
       if (tile < std::max(min_tile, 8)) continue;
       Candidate c;
@@ -47,7 +47,7 @@ class ScriptedBackend final : public MeasurementBackend {
     }
     return p;
   }
-  void open_shape(Shape, const TimingPolicy&) override { ++opened; }
+  void open_shape(Shape, Layout, const TimingPolicy&) override { ++opened; }
   SampleBatch reference_samples(int) override { return {}; }
   Measurement check(const Candidate& c) override {
     calls.push_back("check " + c.variant->label());

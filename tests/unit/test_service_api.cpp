@@ -223,6 +223,8 @@ TEST_F(ServiceApi, EveryBadParameterIsA400NamingIt) {
       {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1%00", "k"},
       {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1&dtype=f64", "dtype"},
       {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1&fallback=yes", "fallback"},
+      {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1&layout=NT", "layout"},
+      {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1&layout=cn", "layout"},
       {"device=" + a + "&kernel=tiled_dynamic&m=1&n=1&k=1&colour=red", "colour"},
       {"device=" + a + "&kernel=tiled_dynamic&m=1&m=2&n=1&k=1", "m"},
   };
@@ -239,6 +241,7 @@ TEST_F(ServiceApi, EveryBadParameterIsA400NamingIt) {
            {"/v1/configs", "limit=501", "limit"},
            {"/v1/configs", "cursor=x", "cursor"},
            {"/v1/configs", "device=nope", "device"},
+           {"/v1/configs", "layout=xx", "layout"},
            {"/v1/devices", "all=1", "all"},
            {"/healthz", "x=1", "x"},
            {"/metrics", "name[]=1", "name[]"},
@@ -275,6 +278,27 @@ TEST_F(ServiceApi, ConfigsPagesThroughEveryEntryOnce) {
   EXPECT_EQ(only_b["entries"][0]["key"]["shape"], "2048x2048x2048");
   EXPECT_TRUE(only_b["next_cursor"].is_null());
   EXPECT_EQ(json::parse(get("/v1/configs", "kernel=naive")->body)["entries"].size(), 0u);
+  // Every seeded entry is nn: a layout filter keeps them or none.
+  EXPECT_EQ(json::parse(get("/v1/configs", "layout=nn")->body)["entries"].size(), 3u);
+  EXPECT_EQ(json::parse(get("/v1/configs", "layout=tn")->body)["entries"].size(), 0u);
+}
+
+// The layout is part of the key: the seeded nn entry answers layout=nn (the default) exactly,
+// and a tn query of the same shape finds no measured entry, only the occupancy heuristic.
+TEST_F(ServiceApi, BestKeysByLayout) {
+  json nn = json::parse(get("/v1/best", best_query(kA, "1024", "&layout=nn"))->body);
+  EXPECT_EQ(nn["answered_by"], "exact");
+  EXPECT_EQ(nn["request"]["layout"], "nn");
+  EXPECT_EQ(nn["entry"]["key"]["layout"], "nn");
+  auto r = get("/v1/best", best_query(kA, "1024", "&layout=tn"));
+  ASSERT_EQ(r->status, 200) << r->body;
+  json tn = json::parse(r->body);
+  EXPECT_EQ(tn["answered_by"], "heuristic");
+  EXPECT_EQ(tn["request"]["layout"], "tn");
+  EXPECT_EQ(tn["chain"][0]["result"], "miss");
+  json exact_only = problem(get("/v1/best", best_query(kA, "1024", "&layout=tt&fallback=false")),
+                            404);
+  EXPECT_NE(exact_only["detail"].get<std::string>().find("(layout tt)"), std::string::npos);
 }
 
 TEST_F(ServiceApi, OpenApiIsServedAsKeptInTheRepository) {

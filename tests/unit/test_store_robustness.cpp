@@ -345,6 +345,7 @@ TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
     EXPECT_EQ(runs[0].status, "running");  // owner unknown: left alone
     EXPECT_EQ(runs[1].status, "complete");
     EXPECT_EQ(runs[1].tool_version, "0.0.1");
+    EXPECT_EQ(runs[1].key.layout, "nn");  // runs from before layouts were all nn
     const auto measured = store.measurements(1);
     ASSERT_EQ(measured.size(), 2u);
     EXPECT_DOUBLE_EQ(measured[1].summary.median, 3.0);
@@ -363,6 +364,36 @@ TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
     check.keys.push_back({});
     store.record_check(check);
     EXPECT_EQ(count(path, "SELECT count(*) FROM check_keys"), 1);
+  }
+}
+
+// The issue #12 layouts step, from a file of the previous version: every old run becomes an
+// nn entry (its key still answers), the column refuses other spellings, and a tn run of the
+// same shape is a separate entry.
+TEST(Migration, LayoutStepKeepsOldRunsAsNn) {
+  TempDir dir("migrate");
+  const fs::path path = dir.path / "v3.db";
+  make_old_file(path, kSchemaVersion - 1);
+  EXPECT_EQ(count(path, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'layout'"),
+            0);
+  auto store = Store::open(path);
+  EXPECT_EQ(store.schema_version(), kSchemaVersion);
+  EXPECT_EQ(count(path, "SELECT count(*) FROM runs WHERE layout = 'nn'"), 2);
+  const auto best = store.best(testing::fake_key());
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->run.key.layout, "nn");
+  auto tn = testing::fake_run_start();
+  tn.layout = "tn";
+  const auto id = store.begin_run(tn);
+  EXPECT_EQ(count(path, "SELECT count(*) FROM runs WHERE layout = 'tn' AND id = " +
+                            std::to_string(id)),
+            1);
+  auto tn_key = testing::fake_key();
+  tn_key.layout = "tn";
+  EXPECT_FALSE(store.best(tn_key).has_value());  // that run is not complete
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    EXPECT_THROW(raw.exec("UPDATE runs SET layout = 'xx' WHERE id = 1"), SQLite::Exception);
   }
 }
 

@@ -55,7 +55,7 @@ class FakeBackend : public MeasurementBackend {
   }
 
   const DeviceInfo& device() const override { return device_; }
-  Plan plan(const kernels::FamilyInfo& family, Shape, int) override {
+  Plan plan(const kernels::FamilyInfo& family, Shape, int, Layout) override {
     Plan p;
     p.family = family.name;
     p.oracle = "fake";
@@ -70,7 +70,7 @@ class FakeBackend : public MeasurementBackend {
     }
     return p;
   }
-  void open_shape(Shape, const TimingPolicy&) override { ++shapes_opened; }
+  void open_shape(Shape, Layout, const TimingPolicy&) override { ++shapes_opened; }
   SampleBatch reference_samples(int count) override {
     SampleBatch b;
     // cuBLAS takes reference_before_ms until the first candidate sample, 0.5 ms afterwards.

@@ -64,7 +64,7 @@ isolation::WorkerOptions fake_worker(double candidate_timeout_s = 2.0) {
 }
 
 Candidate planted(isolation::WorkerBackend& backend, int fault, Shape shape = {64, 64, 64}) {
-  const Plan plan = backend.plan(*kernels::find_family("planted_faults"), shape, 0);
+  const Plan plan = backend.plan(*kernels::find_family("planted_faults"), shape, 0, Layout::kNN);
   for (auto& c : plan.candidates)
     if (c.variant->param("fault") == fault) return c;
   ADD_FAILURE() << "no planted fault " << fault;
@@ -97,17 +97,40 @@ TEST(WorkerBackend, PlansOnTheWorkerExactlyAsLocally) {
   OfflineOccupancy local(backend.device());
   for (const char* family : {"tiled_dynamic", "naive", "planted_faults"}) {
     const Shape shape{1000, 17, 4097};
-    const Plan remote = backend.plan(*kernels::find_family(family), shape, 0);
+    const Plan remote = backend.plan(*kernels::find_family(family), shape, 0, Layout::kNN);
     const Plan here = plan_family(*kernels::find_family(family), backend.device(), shape, local);
     EXPECT_EQ(isolation::encode(remote), isolation::encode(here)) << family;
   }
+}
+
+// The layout crosses the pipe: the worker plans the variants of that layout only, and a shape
+// opened as tn takes tn candidates (the fake worker fails a candidate of another layout).
+TEST(WorkerBackend, PlansAndOpensInTheRequestedLayout) {
+  TempFile log("occtune_fake_worker_log");
+  ScopedEnv env("FAKE_WORKER_LOG", log.path.string());
+  isolation::WorkerBackend backend(fake_worker());
+  OfflineOccupancy local(backend.device());
+  const Shape shape{1000, 17, 4097};
+  for (Layout layout : kAllLayouts)
+    for (const char* family : {"tiled_dynamic", "regblocked", "splitk"}) {
+      const Plan remote = backend.plan(*kernels::find_family(family), shape, 0, layout);
+      const Plan here =
+          plan_family(*kernels::find_family(family), backend.device(), shape, local, 0, layout);
+      EXPECT_EQ(isolation::encode(remote), isolation::encode(here)) << family;
+      ASSERT_FALSE(remote.candidates.empty()) << family << " " << layout_name(layout);
+      for (auto& c : remote.candidates) EXPECT_EQ(c.variant->layout, layout) << c.variant->symbol;
+    }
+  backend.open_shape(Shape{64, 64, 64}, Layout::kTN, TimingPolicy{});
+  const Plan tn = backend.plan(*kernels::find_family("regblocked"), shape, 0, Layout::kTN);
+  EXPECT_EQ(backend.check(tn.candidates.front()).outcome, Outcome::kOk);
+  EXPECT_EQ(lines_containing(log.path, "open_shape 64x64x64 tn"), 1);
 }
 
 TEST(WorkerBackend, EveryPlantedFaultIsRecordedAndTheWorkerReplaced) {
   TempFile log("occtune_fake_worker_log");
   ScopedEnv env("FAKE_WORKER_LOG", log.path.string());
   isolation::WorkerBackend backend(fake_worker());
-  backend.open_shape(Shape{64, 64, 64}, TimingPolicy{});
+  backend.open_shape(Shape{64, 64, 64}, Layout::kNN, TimingPolicy{});
   const std::map<int, Outcome> expected = {
       {0, Outcome::kOk},
       {1, Outcome::kWrongResult},
@@ -145,7 +168,7 @@ TEST(WorkerBackend, AHangWhileSamplingIsATimeout) {
   isolation::WorkerBackend backend(fake_worker(0.25));
   TimingPolicy policy;
   policy.warmup = 1;
-  backend.open_shape(Shape{32, 32, 32}, policy);
+  backend.open_shape(Shape{32, 32, 32}, Layout::kNN, policy);
   const Candidate control = planted(backend, 0, {32, 32, 32});
   const pid_t first = backend.worker_pid();
   const SampleBatch b = backend.samples(control, 2);
@@ -156,7 +179,7 @@ TEST(WorkerBackend, AHangWhileSamplingIsATimeout) {
 
 TEST(WorkerBackend, AWorkerKilledFromOutsideIsACrashNotTheEndOfTheRun) {
   isolation::WorkerBackend backend(fake_worker());
-  backend.open_shape(Shape{16, 16, 16}, TimingPolicy{});
+  backend.open_shape(Shape{16, 16, 16}, Layout::kNN, TimingPolicy{});
   const Candidate control = planted(backend, 0, {16, 16, 16});
   ASSERT_EQ(::kill(backend.worker_pid(), SIGKILL), 0);
   const Measurement m = backend.check(control);  // writing to it must not SIGPIPE this process
@@ -182,13 +205,13 @@ TEST(WorkerBackend, AShapeThatDoesNotFitIsBadInputAndTheWorkerStays) {
   isolation::WorkerBackend backend(fake_worker());
   const pid_t pid = backend.worker_pid();
   try {
-    backend.open_shape(Shape{99999, 1, 1}, TimingPolicy{});
+    backend.open_shape(Shape{99999, 1, 1}, Layout::kNN, TimingPolicy{});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("99999x1x1"), std::string::npos) << e.what();
   }
-  backend.open_shape(Shape{8, 8, 8}, TimingPolicy{});
+  backend.open_shape(Shape{8, 8, 8}, Layout::kNN, TimingPolicy{});
   EXPECT_EQ(backend.worker_pid(), pid);
   EXPECT_EQ(backend.workers_started(), 1);
 }

@@ -84,6 +84,15 @@ TEST(WorkerProtocol, PlanRoundTripsWithVariantsLookedUpBySymbol) {
   }
 }
 
+// A layout crosses as its name and comes back as itself.
+TEST(WorkerProtocol, LayoutsCrossAsTheirNames) {
+  for (Layout l : kAllLayouts) {
+    const json j = isolation::encode(l);
+    EXPECT_EQ(j.get<std::string>(), layout_name(l));
+    EXPECT_EQ(isolation::decode_layout(j), l);
+  }
+}
+
 TEST(WorkerProtocol, NonFiniteNumbersSurvive) {
   SampleBatch b;
   b.outcome = Outcome::kOk;
@@ -119,6 +128,8 @@ TEST(WorkerProtocol, MalformedMessagesAreRuntimeErrors) {
   expect_runtime([] { isolation::decode_shape(json::array({1, 2})); }, "shape");
   expect_runtime([] { isolation::decode_shape(json::array({0, 2, 3})); }, "shape");
   expect_runtime([] { isolation::decode_device(json::object()); }, "device");
+  expect_runtime([] { isolation::decode_layout(json("xt")); }, "unknown layout 'xt'");
+  expect_runtime([] { isolation::decode_layout(json(3)); }, "layout");
   expect_runtime([] { isolation::decode_batch({{"outcome", "exploded"}}); }, "exploded");
   json c = isolation::encode(Candidate{});
   c["variant"] = "NoSuchKernel<1>";

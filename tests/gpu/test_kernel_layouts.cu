@@ -1,0 +1,249 @@
+// Issue #12 on the device: every registered variant of every family, in its layout (nn, nt, tn,
+// tt), against cuBLAS given the same stored operands, on odd shapes (1x1x1 to 4097 mixes), with
+// padded leading dimensions whose padding holds NaN, and with the alpha/beta epilogue: beta = 0
+// over a C of NaN (C must not be read), and alpha = -1.5, beta = 0.75 over a random C. Also the
+// measurement path: ShapeBench opened in each layout verifies that layout's candidates and
+// refuses a candidate of another layout.
+#include <cublas_v2.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/layout.hpp"
+#include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/device_probe.hpp"
+#include "autotuner/cuda/runtime_occupancy.hpp"
+#include "autotuner/cuda/shape_bench.hpp"
+#include "kernels/launch.cuh"
+#include "tests/support/gpu_guard.hpp"
+
+namespace occtune {
+namespace {
+
+struct Dims {
+  int m, n, k;
+};
+
+// One problem in one layout: A and B stored as the layout says with `pad` extra elements per
+// stored row (NaN), C with `pad` too; alpha and beta; the cuBLAS result of the same call.
+struct LayoutProblem {
+  Dims d;
+  Layout layout;
+  int pad;
+  float alpha, beta;
+  int lda, ldb, ldc;
+  std::size_t a_count, b_count, c_count;
+  float *a = nullptr, *b = nullptr, *c = nullptr, *c0 = nullptr;
+  std::vector<float> reference;  // whole C buffer, padding included (NaN there)
+
+  LayoutProblem(Dims dims, Layout l, int padding, float alpha_, float beta_)
+      : d(dims), layout(l), pad(padding), alpha(alpha_), beta(beta_) {
+    const int rows_a = transposes_a(l) ? d.k : d.m, cols_a = transposes_a(l) ? d.m : d.k;
+    const int rows_b = transposes_b(l) ? d.n : d.k, cols_b = transposes_b(l) ? d.k : d.n;
+    lda = cols_a + pad;
+    ldb = cols_b + pad;
+    ldc = d.n + pad;
+    a_count = std::size_t(rows_a) * lda;
+    b_count = std::size_t(rows_b) * ldb;
+    c_count = std::size_t(d.m) * ldc;
+    std::mt19937 rng(unsigned(d.m * 131 + d.n * 17 + d.k + int(l) * 7 + pad));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    auto fill = [&](int rows, int cols, int ld, bool random_values) {
+      std::vector<float> h(std::size_t(rows) * ld, NAN);
+      if (random_values)
+        for (int r = 0; r < rows; ++r)
+          for (int x = 0; x < cols; ++x) h[std::size_t(r) * ld + x] = dist(rng);
+      return h;
+    };
+    const auto ha = fill(rows_a, cols_a, lda, true);
+    const auto hb = fill(rows_b, cols_b, ldb, true);
+    const auto hc = fill(d.m, d.n, ldc, beta != 0.0f);  // all NaN when C must not be read
+    a = upload(ha);
+    b = upload(hb);
+    c0 = upload(hc);
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&c, c_count * sizeof(float)));
+    reset_c();
+    cublasHandle_t h;
+    OCCTUNE_CUBLAS_CHECK(cublasCreate(&h));
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: operands swapped, each
+    // with its own op (a row-major stored matrix is its column-major transpose).
+    auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    OCCTUNE_CUBLAS_CHECK(cublasSgemm(h, op(transposes_b(l)), op(transposes_a(l)), d.n, d.m, d.k,
+                                     &alpha, b, ldb, a, lda, &beta, c, ldc));
+    OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+    cublasDestroy(h);
+    reference = result();
+  }
+  ~LayoutProblem() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    cudaFree(c0);
+  }
+  static float* upload(const std::vector<float>& h) {
+    float* p = nullptr;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(h.size(), 1) * sizeof(float)));
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(p, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+    return p;
+  }
+  void reset_c() {
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(c, c0, c_count * sizeof(float), cudaMemcpyDeviceToDevice));
+  }
+  std::vector<float> result() const {
+    std::vector<float> out(c_count);
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(out.data(), c, c_count * sizeof(float), cudaMemcpyDeviceToHost));
+    return out;
+  }
+  kernels::GemmArgs args() const {
+    kernels::GemmArgs g{a, b, c, d.m, d.n, d.k, lda, ldb, ldc};
+    g.alpha = alpha;
+    g.beta = beta;
+    return g;
+  }
+  std::string name() const {
+    return std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) + " " +
+           layout_name(layout) + " pad " + std::to_string(pad) + " alpha " +
+           std::to_string(alpha) + " beta " + std::to_string(beta);
+  }
+};
+
+// Relative Frobenius error over the valid m x n part; padding_untouched: C's padding is NaN.
+double compare(const LayoutProblem& p, const std::vector<float>& got, bool& padding_untouched) {
+  double diff = 0, norm = 0;
+  padding_untouched = true;
+  for (int i = 0; i < p.d.m; ++i)
+    for (int j = 0; j < p.ldc; ++j) {
+      const std::size_t at = std::size_t(i) * p.ldc + j;
+      if (j >= p.d.n) {
+        padding_untouched = padding_untouched && std::isnan(got[at]);
+        continue;
+      }
+      const double e = double(got[at]) - double(p.reference[at]);
+      diff += e * e;
+      norm += double(p.reference[at]) * double(p.reference[at]);
+    }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// The test-only families (planted faults, slowed copies; OCCTUNE_TEST_KERNELS=1) are nn only
+// and wrong or slow on purpose.
+bool test_only(const std::string& family) {
+  return family.find("planted") != std::string::npos || family.find("slow") != std::string::npos;
+}
+
+// Every variant of every family (test-only families aside) in `layout`.
+std::vector<const kernels::VariantInfo*> variants_in(Layout layout) {
+  std::vector<const kernels::VariantInfo*> out;
+  for (auto& f : kernels::families())
+    if (!test_only(f.name))
+      for (auto* v : kernels::variants_of(f.name, layout)) out.push_back(v);
+  return out;
+}
+
+// One- and two-thread tiles are checked on the smaller shapes; on the large ones they would
+// take long and prove nothing new.
+bool large(Dims d) { return double(d.m) * d.n * d.k > 1e8; }
+
+void check_all(LayoutProblem& p, bool skip_tiny_tiles) {
+  for (auto* v : variants_in(p.layout)) {
+    if (skip_tiny_tiles && v->threads() < 16) continue;
+    const std::string what = v->symbol + " at " + p.name();
+    p.reset_c();
+    auto args = p.args();
+    float* workspace = nullptr;
+    if (const std::size_t bytes = v->workspace(args.m, args.n, args.k)) {
+      OCCTUNE_CUDA_CHECK(cudaMalloc(&workspace, bytes));
+      args.workspace = workspace;
+      args.workspace_bytes = bytes;
+    }
+    ASSERT_EQ(kernels::launch_variant(*v, args, nullptr), cudaSuccess) << what;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+    if (workspace) OCCTUNE_CUDA_CHECK(cudaFree(workspace));
+    bool padding_untouched = false;
+    EXPECT_LT(compare(p, p.result(), padding_untouched), 1e-5) << what;
+    EXPECT_TRUE(padding_untouched) << what << ": wrote into C's padding";
+  }
+}
+
+TEST(KernelLayouts, EveryFamilyHasVariantsInEveryLayout) {
+  for (auto& f : kernels::families()) {
+    if (test_only(f.name)) continue;
+    for (Layout l : kAllLayouts)
+      EXPECT_FALSE(kernels::variants_of(f.name, l).empty()) << f.name << " " << layout_name(l);
+  }
+}
+
+TEST(KernelLayouts, OddShapesInEveryLayoutMatchCublas) {
+  OCCTUNE_REQUIRE_GPU();
+  const Dims shapes[] = {{1, 1, 1},       {17, 17, 17},     {1000, 17, 4097}, {17, 1000, 4097},
+                         {4097, 1000, 17}, {17, 4097, 1000}, {1000, 1000, 1000}};
+  for (Layout l : kAllLayouts)
+    for (auto d : shapes) {
+      LayoutProblem p(d, l, 0, 1.0f, 0.0f);
+      check_all(p, large(d));
+    }
+}
+
+TEST(KernelLayouts, PaddedLeadingDimensionsWithNaNPadding) {
+  OCCTUNE_REQUIRE_GPU();
+  for (Layout l : kAllLayouts)
+    for (auto d : {Dims{17, 33, 65}, Dims{1000, 17, 4097}, Dims{129, 257, 1000}})
+      for (int pad : {1, 3, 4}) {
+        LayoutProblem p(d, l, pad, 1.0f, 0.0f);
+        check_all(p, false);
+      }
+}
+
+// alpha and beta: beta = 0 over a C of NaN (BLAS: C is not read), and a scaled update of a
+// random C; split-K's reduction applies them too.
+TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
+  OCCTUNE_REQUIRE_GPU();
+  for (Layout l : kAllLayouts)
+    for (auto d : {Dims{1, 1, 1}, Dims{17, 1000, 4097}, Dims{1000, 1000, 1000}}) {
+      for (auto [alpha, beta] : {std::pair{2.0f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
+        LayoutProblem p(d, l, 3, alpha, beta);
+        check_all(p, large(d));
+      }
+    }
+}
+
+// ShapeBench measures in the layout it was opened with: every family's candidates of that
+// layout pass its check against its own cuBLAS reference; a candidate of another layout is
+// refused as an invalid configuration, never launched.
+TEST(KernelLayouts, ShapeBenchVerifiesEachLayout) {
+  OCCTUNE_REQUIRE_GPU();
+  auto device = cuda::select_device("0");
+  cuda::RuntimeOccupancy oracle(device);
+  TimingPolicy policy;
+  policy.samples = 5;
+  policy.warmup = 1;
+  policy.settle_ms = 0;
+  policy.settle_timeout_ms = 0;
+  const Shape shape{1000, 17, 4097};
+  for (Layout l : kAllLayouts) {
+    cuda::ShapeBench bench(device, shape, policy, l);
+    for (auto* family : {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk"}) {
+      auto plan = plan_family(*kernels::find_family(family), device, shape, oracle, 0, l);
+      ASSERT_FALSE(plan.candidates.empty()) << family;
+      for (auto& c : plan.candidates) {
+        ASSERT_EQ(c.variant->layout, l);
+        const auto m = bench.check(c);
+        if (!c.rejection.empty()) continue;
+        EXPECT_EQ(m.outcome, Outcome::kOk)
+            << c.variant->symbol << " " << layout_name(l) << ": " << m.error;
+      }
+    }
+    const Layout other = l == Layout::kNN ? Layout::kTT : Layout::kNN;
+    auto wrong = annotate(*kernels::variants_of("regblocked", other).front(), device, shape, oracle);
+    EXPECT_EQ(bench.check(wrong).outcome, Outcome::kInvalidConfig);
+    EXPECT_FALSE(bench.context_lost());
+  }
+}
+
+}  // namespace
+}  // namespace occtune
