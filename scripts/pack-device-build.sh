@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Packs a build directory for the GPU machine: executables and CTest files only, stripped, as
-# one .tar.xz (a full build is ~250 MB, the pack ~13 MB; the device tool carries at most 64 MiB).
+# Packs a build directory for the GPU machine: executables, libocctune.so and CTest files only,
+# stripped, plus the install tree (`cmake --install --strip`) as packed-install/, which the
+# install test (tests/install/check-install.sh) builds the examples against there, as one .tar.xz
+# (a full build is ~250 MB; the device tool carries at most 64 MiB).
 # Usage: scripts/pack-device-build.sh [BUILD_DIR] [OUT.tar.xz]
 # On the GPU machine: tar -xJf OUT.tar.xz -C /tmp && rm -rf BUILD_DIR && mv /tmp/pack BUILD_DIR
 set -euo pipefail
@@ -15,6 +17,7 @@ find "$stage/pack" \( -name '*.o' -o -name '*.a' -o -name CMakeFiles -o -name Te
   -exec rm -rf {} +
 find "$stage/pack" -type f -perm -u+x -exec sh -c \
   'file "$1" | grep -q "ELF.*not stripped" && strip --strip-unneeded "$1" || true' _ {} \;
+cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null
 mkdir -p "$(dirname "$out")"
 tar -cJf "$out" -C "$stage" pack
 echo "packed $build into $out ($(du -h "$out" | cut -f1))"

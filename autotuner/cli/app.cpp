@@ -12,6 +12,7 @@
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/worker_mode.hpp"
 #include "autotuner/core/error.hpp"
+#include "occtune/version.hpp"
 
 namespace occtune::cli {
 namespace {
@@ -37,7 +38,10 @@ int run(int argc, char** argv) {
   CLI::App app{"occtune: finds, stores and serves the fastest launch configuration of CUDA "
                "kernels on the GPU it runs on"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(OCCTUNE_VERSION));
+  app.set_version_flag("--version", [] {
+    return fmt::format("occtune {}\nkernel build id: {}\nCUDA runtime: {}\ngit commit: {}",
+                       version(), kernel_build_id(), cuda_runtime_version(), git_commit());
+  });
   Action action;
   add_devices_command(app, ctx, action);
   add_plan_command(app, ctx, action);
