@@ -163,7 +163,8 @@ struct StepHit {
 };
 
 std::optional<StepHit> nearest_shape(Store& store, const CacheKey& key) {
-  EntryQuery q;
+  EntryQuery q = same_work(key);  // any shape of this very device
+  q.shape.reset();
   q.device_uuid = key.device_uuid;
   q.device_name = key.device_name;
   q.cc_major = key.cc_major;
@@ -171,11 +172,6 @@ std::optional<StepHit> nearest_shape(Store& store, const CacheKey& key) {
   q.sm_count = key.sm_count;
   q.driver_version = key.driver_version;
   q.runtime_version = key.runtime_version;
-  q.kernel = key.kernel;
-  q.build_id = key.build_id;
-  q.dtype = key.dtype;
-  q.layout = key.layout;
-  q.excluding = key;
   q.order = EntryQuery::Order::kRunId;
   q.limit = 256;
   std::optional<StepHit> best;

@@ -186,6 +186,7 @@ CREATE TABLE check_keys (
   p_value             REAL
 );
 CREATE INDEX check_keys_by_check ON check_keys (check_id);
+)sql";
 
 // Version 5 (issue #12 layouts): the operand layout of each run (autotuner/core/layout.hpp), part of the
 // cache key. Runs before it were all row-major A times B: 'nn'.

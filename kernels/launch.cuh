@@ -20,4 +20,11 @@ dim3 grid_for(const VariantInfo& variant, int m, int n);
 // Opts in to more than 48 KiB of dynamic shared memory when the variant needs it.
 cudaError_t launch_variant(const VariantInfo& variant, const GemmArgs& args, cudaStream_t stream);
 
+// For a launcher that resolves a variant once and launches it many times (occtune::sgemm):
+// prepare_variant opts in to its dynamic shared memory (on the current device) and checks that
+// it is registered; launch_prepared then launches with no lookup by name and no attribute call,
+// so its host cost is the launch itself. `variant` must be an element of variants().
+cudaError_t prepare_variant(const VariantInfo& variant);
+cudaError_t launch_prepared(const VariantInfo& variant, const GemmArgs& args, cudaStream_t stream);
+
 }  // namespace occtune::kernels

@@ -157,6 +157,33 @@ dim3 grid_for(const VariantInfo& v, int m, int n) {
               unsigned(v.grid_z));
 }
 
+namespace {
+
+// The entry of an element of variants() by its position (infos and entries are parallel).
+const Entry* entry_of(const VariantInfo& v) {
+  const Registry& r = registry();
+  if (&v >= r.infos.data() && &v < r.infos.data() + r.infos.size())
+    return &r.entries[std::size_t(&v - r.infos.data())];
+  return find_entry(v.symbol);
+}
+
+}  // namespace
+
+cudaError_t prepare_variant(const VariantInfo& v) {
+  const Entry* e = entry_of(v);
+  if (!e) return cudaErrorInvalidDeviceFunction;
+  if (v.dynamic_smem <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              int(v.dynamic_smem));
+}
+
+cudaError_t launch_prepared(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
+  const Entry* e = entry_of(v);
+  if (!e) return cudaErrorInvalidDeviceFunction;
+  return e->launch(args, grid_for(v, args.m, args.n), dim3(unsigned(v.block_x), unsigned(v.block_y)),
+                   v.dynamic_smem, stream);
+}
+
 cudaError_t launch_variant(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
   auto* e = find_entry(v.symbol);
   if (!e) return cudaErrorInvalidDeviceFunction;

@@ -3,10 +3,14 @@
 # stripped, plus the install tree (`cmake --install --strip`) as packed-install/, which the
 # install test (tests/install/check-install.sh) builds the examples against there, as one .tar.xz
 # (a full build is ~250 MB; the device tool carries at most 64 MiB).
-# Usage: scripts/pack-device-build.sh [BUILD_DIR] [OUT.tar.xz]
+# Usage: scripts/pack-device-build.sh [--gpu-only] [BUILD_DIR] [OUT.tar.xz]
+#   --gpu-only: leave out the CPU-only test executables (emptied, so CTest still lists them but
+#   `ctest -L gpu` needs none of them); a build for every architecture fits the limit only so.
 # On the GPU machine: tar -xJf OUT.tar.xz -C /tmp && rm -rf BUILD_DIR && mv /tmp/pack BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
+gpu_only=0
+if [ "${1:-}" = "--gpu-only" ]; then gpu_only=1; shift; fi
 build=${1:-build-h100}
 out=${2:-carry/build.tar.xz}
 [ -d "$build" ] || { echo "pack-device-build.sh: no build directory '$build'; build first" >&2; exit 2; }
@@ -15,6 +19,13 @@ trap 'rm -rf "$stage"' EXIT
 cp -a "$build" "$stage/pack"
 find "$stage/pack" \( -name '*.o' -o -name '*.a' -o -name CMakeFiles -o -name Testing \) -prune \
   -exec rm -rf {} +
+if [ "$gpu_only" = 1 ]; then
+  gpu_tests=" $(cd tests/gpu && ls test_*.c* | sed 's/\.[^.]*$//' | tr '\n' ' ') "
+  for f in "$stage"/pack/tests/test_*; do
+    name=$(basename "$f")
+    [ -x "$f" ] && [ -f "$f" ] && [[ "$gpu_tests" != *" $name "* ]] && : >"$f"
+  done
+fi
 find "$stage/pack" -type f -perm -u+x -exec sh -c \
   'file "$1" | grep -q "ELF.*not stripped" && strip --strip-unneeded "$1" || true' _ {} \;
 cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "autotuner/api/conversions.hpp"
+#include "autotuner/core/layout.hpp"
 #include "autotuner/core/shape.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
@@ -32,8 +33,9 @@ constexpr auto kRecheckInterval = std::chrono::milliseconds(100);
 constexpr std::size_t kMemoEntries = 4096;
 
 std::string memo_key(const Problem& p, const std::string& uuid, bool fallback) {
-  return fmt::format("{}|{}|{}|{}|{}|{}x{}x{}", uuid, p.family, p.layout, p.dtype,
-                     fallback ? 1 : 0, p.m, p.n, p.k);
+  return fmt::format("{}|{}|{}|{}|{}|{}x{}x{}", uuid, p.family,
+                     layout_name(*parse_layout(p.layout)), p.dtype, fallback ? 1 : 0, p.m, p.n,
+                     p.k);
 }
 
 void validate(const Problem& p, const std::string& uuid) {
@@ -51,9 +53,7 @@ void validate(const Problem& p, const std::string& uuid) {
                                        p.family, kernels::family_names()));
   if (p.dtype != "f32")
     fail(ExitCode::kUsage, fmt::format("dtype '{}' is not supported; use f32", p.dtype));
-  if (p.layout != "nn")
-    fail(ExitCode::kUsage,
-         fmt::format("layout '{}' is not tuned by this build; use nn", p.layout));
+  if (!parse_layout(p.layout)) fail(ExitCode::kUsage, layout_error(p.layout));
   if (uuid.empty())
     fail(ExitCode::kUsage, "the device UUID is empty; pass the GPU-... UUID of the device");
 }
@@ -125,8 +125,9 @@ struct Cache::Impl {
       std::unique_lock lock(memo_mutex);
       devices.emplace(uuid, *device);
     }
-    const auto key = db::CacheKey::make(*device, p.family, std::string(kernels::kernel_build_id()),
-                                        Shape{p.m, p.n, p.k}, p.dtype);
+    const auto key =
+        db::CacheKey::make(*device, p.family, std::string(kernels::kernel_build_id()),
+                           Shape{p.m, p.n, p.k}, p.dtype, layout_name(*parse_layout(p.layout)));
     db::LookupOptions options;
     options.fallback = fallback;
     options.device = &*device;
@@ -177,8 +178,8 @@ Answer Cache::best(const Problem& problem, const std::string& device_uuid,
     fail(ExitCode::kNotFound,
          fmt::format("no configuration for {} {}x{}x{} on {} in {}{}; run `occtune tune` on that "
                      "device first",
-                     problem.family.empty() ? "any kernel" : problem.family, problem.m,
-                     problem.n, problem.k, device_uuid, impl_->path,
+                     problem.family.empty() ? "any kernel" : problem.family, problem.m, problem.n,
+                     problem.k, device_uuid, impl_->path,
                      options.fallback ? " at any step of the lookup chain" : " (exact key only)"));
   return *answer;
 }
@@ -193,19 +194,9 @@ std::vector<DeviceIdentity> Cache::devices() const {
 const std::string& Cache::path() const { return impl_->path; }
 
 const char* to_string(LookupStep step) {
-  switch (step) {
-    case LookupStep::kExact:
-      return "exact";
-    case LookupStep::kSameModel:
-      return "same_model";
-    case LookupStep::kSameArchitecture:
-      return "same_architecture";
-    case LookupStep::kNearestShape:
-      return "nearest_shape";
-    case LookupStep::kHeuristic:
-      return "heuristic";
-  }
-  return "exact";
+  // The store's spelling (the same steps in the same order: autotuner/api/conversions.cpp), a
+  // string literal, so data() is terminated.
+  return db::to_string(static_cast<db::LookupStep>(step)).data();
 }
 
 }  // namespace occtune

@@ -76,8 +76,8 @@ Answer to_answer(const db::LookupResult& result, Shape asked) {
   a.answered_by = static_cast<LookupStep>(*result.answered_by);
   a.shape_distance = result.shape_distance;
   for (const auto& s : result.steps)
-    a.chain.push_back({static_cast<LookupStep>(s.step), std::string(db::to_string(s.state)),
-                       s.detail});
+    a.chain.push_back(
+        {static_cast<LookupStep>(s.step), std::string(db::to_string(s.state)), s.detail});
   if (result.entry) {
     const db::BestEntry& e = *result.entry;
     const db::StoredMeasurement& m = e.best;

@@ -44,8 +44,7 @@ Function resolve(const char* name) {
 }
 
 // The library's own function, looked up once; null when cuBLAS is missing.
-#define OCCTUNE_CUBLAS_FORWARD(name) \
-  static const auto real = resolve<decltype(&::name)>(#name)
+#define OCCTUNE_CUBLAS_FORWARD(name) static const auto real = resolve<decltype(&::name)>(#name)
 
 }  // namespace
 

@@ -41,9 +41,9 @@ struct LaunchConfig {
   std::size_t dynamic_smem = 0;
   // The occupancy annotation the tuner stored (or computed, for the heuristic).
   int threads = 0;
-  double occupancy = 0;       // active warps / maximum warps per SM
+  double occupancy = 0;  // active warps / maximum warps per SM
   int active_blocks_per_sm = 0;
-  std::string limiter;        // warps | registers | shared_memory | blocks | barriers | none
+  std::string limiter;  // warps | registers | shared_memory | blocks | barriers | none
 };
 
 // Summary of a sample set in milliseconds: median, quartiles, extremes and the count.
@@ -54,13 +54,13 @@ struct TimingSummary {
 
 // The measurement that answered (absent for the occupancy heuristic).
 struct MeasuredResult {
-  std::string device_uuid;    // the device it was measured on
+  std::string device_uuid;  // the device it was measured on
   std::string device_name;
   std::int64_t m = 0, n = 0, k = 0;  // the shape it was measured at
   std::string kernel_build_id;
   TimingSummary timing;
-  TimingSummary cublas;       // cuBLAS in the same run (count 0 when none was taken)
-  double rel_error = 0;       // relative Frobenius error against cuBLAS
+  TimingSummary cublas;  // cuBLAS in the same run (count 0 when none was taken)
+  double rel_error = 0;  // relative Frobenius error against cuBLAS
   std::int64_t run_id = 0;
   std::string run_finished_at;  // ISO 8601 UTC
 };

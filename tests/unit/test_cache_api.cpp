@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "occtune/cache.hpp"
 #include "db/store.hpp"
 #include "kernels/registry.hpp"
+#include "occtune/cache.hpp"
 #include "tests/support/seed_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
