@@ -114,10 +114,9 @@ struct RegBlocked : RegBlockedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, ORDER,
   X(RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>)
 
 // The variants also registered as nt, tn and tt (NT<>, TN<>, TT<>; issue #12, choice in
-// docs/architecture.md): the large-square winner, a 128x128 tile and a medium 64x128 tile.
+// docs/architecture.md): the large-square winner and a medium 64x128 tile.
 #define OCCTUNE_REGBLOCKED_TRANSPOSED_VARIANTS(X)    \
   X(RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>) \
-  X(RegBlocked<128, 128, 8, 8, 8, 32, 64, 0, 1, 0>)  \
   X(RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>)
 
 }  // namespace occtune::kernels
