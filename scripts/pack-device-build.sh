@@ -2,7 +2,8 @@
 # Packs a build directory for the GPU machine: executables, libocctune.so and CTest files only,
 # stripped, plus the install tree (`cmake --install --strip`) as packed-install/, which the
 # install test (tests/install/check-install.sh) builds the examples against there, as one .tar.xz
-# (a full build is ~250 MB; the device tool carries at most 64 MiB).
+# (the device tool carries at most 64 MiB: pack an sm_90-only build such as build-h100; a build
+# for four architectures packs to about 83 MB, of which the install tree is about 8 MB).
 # Usage: scripts/pack-device-build.sh [BUILD_DIR] [OUT.tar.xz]
 # On the GPU machine: tar -xJf OUT.tar.xz -C /tmp && rm -rf BUILD_DIR && mv /tmp/pack BUILD_DIR
 set -euo pipefail
@@ -17,7 +18,9 @@ find "$stage/pack" \( -name '*.o' -o -name '*.a' -o -name CMakeFiles -o -name Te
   -exec rm -rf {} +
 find "$stage/pack" -type f -perm -u+x -exec sh -c \
   'file "$1" | grep -q "ELF.*not stripped" && strip --strip-unneeded "$1" || true' _ {} \;
-cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null
+cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null \
+  || { echo "pack-device-build.sh: cannot install '$build'; build all of it first" \
+            "(cmake --build $build)" >&2; exit 2; }
 mkdir -p "$(dirname "$out")"
 tar -cJf "$out" -C "$stage" pack
 echo "packed $build into $out ($(du -h "$out" | cut -f1))"
