@@ -2,10 +2,12 @@
 # Packs a build directory for the GPU machine: executables, libocctune.so and CTest files only,
 # stripped, plus the install tree (`cmake --install --strip`) as packed-install/, which the
 # install test (tests/install/check-install.sh) builds the examples against there, as one .tar.xz
-# (a full build is ~250 MB; the device tool carries at most 64 MiB).
+# (the device tool carries at most 64 MiB: pack an sm_90-only build such as build-h100, or pass
+# --gpu-only; a build for four architectures packs to about 83 MB, of which the install tree is
+# about 8 MB).
 # Usage: scripts/pack-device-build.sh [--gpu-only] [BUILD_DIR] [OUT.tar.xz]
 #   --gpu-only: leave out the CPU-only test executables (emptied, so CTest still lists them but
-#   `ctest -L gpu` needs none of them); a build for every architecture fits the limit only so.
+#   `ctest -L gpu` needs none of them).
 # On the GPU machine: tar -xJf OUT.tar.xz -C /tmp && rm -rf BUILD_DIR && mv /tmp/pack BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +30,9 @@ if [ "$gpu_only" = 1 ]; then
 fi
 find "$stage/pack" -type f -perm -u+x -exec sh -c \
   'file "$1" | grep -q "ELF.*not stripped" && strip --strip-unneeded "$1" || true' _ {} \;
-cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null
+cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null \
+  || { echo "pack-device-build.sh: cannot install '$build'; build all of it first" \
+            "(cmake --build $build)" >&2; exit 2; }
 mkdir -p "$(dirname "$out")"
 tar -cJf "$out" -C "$stage" pack
 echo "packed $build into $out ($(du -h "$out" | cut -f1))"
