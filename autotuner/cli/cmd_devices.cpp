@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <vector>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/core/error.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -18,7 +20,20 @@ void add_devices_command(CLI::App& app, Context&, Action& action) {
   cmd->callback([&action, format] {
     action = [format] {
       const Format f = parse_format(*format, false);
-      auto devices = cuda::probe_devices();
+      std::vector<DeviceInfo> devices;
+      try {
+        devices = cuda::probe_devices();
+      } catch (const Error& e) {
+        // A script asked for JSON: it gets a document saying why there are no devices (the
+        // exit code still says it failed), not an empty stdout.
+        if (f != Format::kJson) throw;
+        std::cout << output::document("devices", {{"devices", nlohmann::json::array()},
+                                                  {"error", e.what()}})
+                         .dump(2)
+                  << '\n';
+        std::cerr << "occtune: error: " << e.what() << '\n';
+        return int(e.code());
+      }
       if (f == Format::kJson) {
         nlohmann::json list = nlohmann::json::array();
         for (auto& d : devices) list.push_back(output::to_json(d));

@@ -9,9 +9,12 @@
 #include <chrono>
 #include <csignal>
 #include <functional>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
@@ -139,6 +142,40 @@ class Progress {
   std::string last_key_;
 };
 
+// Creates the missing directories above a new store's path, outermost first, and returns
+// them; the errors name the database path, as opening it would.
+std::vector<std::filesystem::path> make_parent_directories(const std::string& db_path) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> missing;
+  for (fs::path dir = fs::path(db_path).parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path()) {
+    std::error_code ec;
+    const auto status = fs::status(dir, ec);
+    if (status.type() != fs::file_type::not_found) {
+      if (!fs::is_directory(status))
+        fail(ExitCode::kRuntime,
+             fmt::format("cannot open database '{}': '{}' is not a directory; pass --db with a "
+                         "writable file path or set OCCTUNE_DB",
+                         db_path, dir.string()));
+      break;
+    }
+    missing.push_back(dir);
+  }
+  std::vector<fs::path> made;
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    std::error_code ec;
+    if (!fs::create_directory(*it, ec) && ec) {
+      for (auto back = made.rbegin(); back != made.rend(); ++back) fs::remove(*back, ec);
+      fail(ExitCode::kRuntime,
+           fmt::format("cannot open database '{}': cannot create directory '{}': {}; pass --db "
+                       "with a writable file path or set OCCTUNE_DB",
+                       db_path, it->string(), ec.message()));
+    }
+    made.push_back(*it);
+  }
+  return made;
+}
+
 int tune_command(const TuneOptions& o, const Context& ctx) {
   const Format format = parse_format(o.format);
   JobConfig job = resolve_job(o);
@@ -148,9 +185,29 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   const BackendOptions backend_options =
       resolve_backend_options(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""),
                               !o.no_isolation, o.candidate_timeout, job.candidate_timeout_s);
-  auto store = db::Store::open(db_path);
-  auto backend = make_backend(backend_options);
+  // An existing store is checked before any GPU work too; a new one is created only once the
+  // GPU is there, so a tune that fails for lack of one leaves no empty store behind. Its missing
+  // directories are made first (a path that cannot be a store fails here, before the GPU) and
+  // removed again if the GPU cannot be used.
+  std::optional<db::Store> opened;
+  std::vector<std::filesystem::path> made;
+  if (std::error_code ec; std::filesystem::exists(db_path, ec))
+    opened.emplace(db::Store::open(db_path));
+  else
+    made = make_parent_directories(db_path);
+  std::unique_ptr<MeasurementBackend> backend;
+  try {
+    backend = make_backend(backend_options);
+  } catch (...) {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) {
+      std::error_code ec;
+      std::filesystem::remove(*it, ec);  // only removes a directory that is still empty
+    }
+    throw;
+  }
   const DeviceInfo& device = backend->device();
+  if (!opened) opened.emplace(db::Store::open(db_path));
+  db::Store& store = *opened;
 
   TuneRequest request;
   request.kernels = job.kernels;

@@ -22,6 +22,10 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string resolve(const std::string& flag, const char* env_name, const std::string& config,
                     const std::string& fallback) {
   if (!flag.empty()) return flag;
+  // Set but empty is a mistake (an unexpanded variable in a script), not "use the default".
+  if (const char* v = std::getenv(env_name); v && !*v)
+    fail(ExitCode::kUsage, std::string(env_name) + " is set but empty; give it a value or unset "
+                                                   "it");
   if (auto v = env_or(env_name, ""); !v.empty()) return v;
   if (!config.empty()) return config;
   return fallback;

@@ -346,6 +346,12 @@ DeviceInfo load_device_profile(const std::string& name_or_file) {
     return parse_device_profile(text.str(), name_or_file);
   }
 
+  // Something written as a path names a file, not a profile: say that the file is missing.
+  if (name_or_file.find('/') != std::string::npos || lower(name_or_file).ends_with(".toml"))
+    fail(ExitCode::kUsage,
+         fmt::format("device profile file '{}' does not exist (or is not a regular file); check "
+                     "the path, or pass a shipped profile name: {}",
+                     name_or_file, joined_profile_names()));
   fail(ExitCode::kUsage,
        fmt::format("unknown device profile '{}'; known profiles: {} (or pass a path to a .toml "
                    "profile)",
