@@ -171,11 +171,11 @@ int run(int argc, char** argv) {
     check_values(app);
     return action ? action() : int(ExitCode::kUsage);
   } catch (const Error& e) {
-    std::cerr << "occtune: error: " << cut(e.what()) << '\n';
+    std::cerr << "occtune: error: " << cut(name_env_source(e.what())) << '\n';
     return int(e.code());
   } catch (const std::exception& e) {
     // Anything not mapped on purpose is a runtime failure, never a crash.
-    std::cerr << "occtune: error: " << cut(e.what()) << '\n';
+    std::cerr << "occtune: error: " << cut(name_env_source(e.what())) << '\n';
     return int(ExitCode::kRuntime);
   }
 }

@@ -356,6 +356,10 @@ TEST(BadInput, UnclearCasesOfIssue16) {
           {"plan --profile a100 --profile h100", 2, "--profile was given 2 times"},
           {"plan --profile " + (w.dir / "missing.toml").string(), 2, "does not exist"},
           {"serve --bind 999.1.1.1" + db, 2, "999.1.1.1"},
+          // A value from the environment: the message names the variable.
+          {"query --shape 8x8x8" + db, 2, "(from OCCTUNE_DEVICE)", "OCCTUNE_DEVICE=not-a-uuid"},
+          {"tune" + db, 2, "(from OCCTUNE_CONFIG)",
+           "OCCTUNE_CONFIG=" + (w.dir / "absent.toml").string()},
       },
       w);
   EXPECT_FALSE(fs::exists(missing));
