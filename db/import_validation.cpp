@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -143,7 +143,8 @@ class Fields {
   Fields(const json& object, std::string path, const std::string& origin,
          const ImportLimits& limits)
       : object_(object), path_(std::move(path)), origin_(origin), limits_(limits) {
-    if (!object_.is_object()) bad(origin_, path_, fmt::format("is {}, not an object", type_of(object_)));
+    if (!object_.is_object())
+      bad(origin_, path_, fmt::format("is {}, not an object", type_of(object_)));
   }
 
   std::string at(std::string_view name) const {
@@ -168,9 +169,11 @@ class Fields {
                              std::int64_t max) const {
     if (!v.is_number_integer())
       bad_field(name, fmt::format("is {} ({}), but must be an integer", shown(v), type_of(v)));
-    const bool too_big = v.is_number_unsigned() &&
-                         v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max());
-    const std::int64_t value = too_big ? std::numeric_limits<std::int64_t>::max() : v.get<std::int64_t>();
+    const bool too_big =
+        v.is_number_unsigned() &&
+        v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max());
+    const std::int64_t value =
+        too_big ? std::numeric_limits<std::int64_t>::max() : v.get<std::int64_t>();
     if (too_big || value < min || value > max)
       bad_field(name, fmt::format("is {}, outside {}..{}", shown(v), min, max));
     return value;
@@ -209,7 +212,8 @@ class Fields {
     const auto& s = v.get_ref<const std::string&>();
     if (non_empty && s.empty()) bad_field(name, "is empty");
     if (s.size() > max_bytes)
-      bad_field(name, fmt::format("is {} bytes long (at most {}): {}", s.size(), max_bytes, shown(v)));
+      bad_field(name,
+                fmt::format("is {} bytes long (at most {}): {}", s.size(), max_bytes, shown(v)));
     return s;
   }
   std::optional<std::string> optional_text(std::string_view name, std::size_t max_bytes) const {
@@ -241,7 +245,8 @@ class Fields {
     const json& a = array(name, limits_.max_samples);
     for (std::size_t i = 0; i < a.size(); ++i)
       if (number_value(a[i], fmt::format("{}[{}]", name, i), 0, 1e300) <= 0)
-        bad_field(fmt::format("{}[{}]", name, i), fmt::format("is {}, but a time must be positive", shown(a[i])));
+        bad_field(fmt::format("{}[{}]", name, i),
+                  fmt::format("is {}, but a time must be positive", shown(a[i])));
     return a.size();
   }
 
@@ -266,13 +271,13 @@ class Fields {
     const year_month_day date{std::chrono::year(year), std::chrono::month(unsigned(month)),
                               std::chrono::day(unsigned(day))};
     if (!ok || !date.ok() || year < 2000 || hour > 23 || minute > 59 || second > 60)
-      bad_field(name, fmt::format("is {}, not a UTC time written YYYY-MM-DDTHH:MM:SS.sssZ",
-                                  shown(v)));
+      bad_field(name,
+                fmt::format("is {}, not a UTC time written YYYY-MM-DDTHH:MM:SS.sssZ", shown(v)));
     // In seconds on both sides: nanosecond time points end in 2262, before 9999.
     const sys_seconds when = sys_days(date) + hours(hour) + minutes(minute) + seconds(second);
     if (when > time_point_cast<seconds>(system_clock::now()) + limits_.future_skew)
-      bad_field(name, fmt::format("is {}, in the future; check the exporting machine's clock",
-                                  shown(v)));
+      bad_field(name,
+                fmt::format("is {}, in the future; check the exporting machine's clock", shown(v)));
   }
   void timestamp(std::string_view name) const { timestamp_value(require(name), name); }
   const std::string& path() const { return path_; }
@@ -285,8 +290,9 @@ class Fields {
   const ImportLimits& limits_;
 };
 
-const std::set<std::string> kOutcomes = {"ok",      "invalid_config", "exceeds_limits",
-                                         "launch_failed", "wrong_result", "crashed", "timeout"};
+const std::set<std::string> kOutcomes = {
+    "ok",           "invalid_config", "exceeds_limits", "launch_failed",
+    "wrong_result", "crashed",        "timeout"};
 const std::set<std::string> kStatuses = {"running", "complete", "interrupted", "failed"};
 
 constexpr std::int64_t kMaxInt = INT_MAX;
@@ -339,8 +345,7 @@ void check_device(const json& value, const std::string& path, const std::string&
     }
   }
   const DeviceInfo info = codec::device_from_json(props.dump());
-  if (auto problem = device_problem(info))
-    p.bad_field(problem->field, problem->problem);
+  if (auto problem = device_problem(info)) p.bad_field(problem->field, problem->problem);
 }
 
 // The family's variant named by a measurement: "" (none) or one of its registered symbols.
@@ -386,8 +391,7 @@ void check_measurement(const json& value, const std::string& path, const std::st
                                        shown(f.require("outcome"))));
   const std::string error = f.text("error", limits.max_string);
   const auto rel_error = f.nullable_number("rel_error", 0, /*required=*/true);
-  const std::int64_t count =
-      f.integer("sample_count", 0, std::int64_t(limits.max_samples));
+  const std::int64_t count = f.integer("sample_count", 0, std::int64_t(limits.max_samples));
   double summary[6];
   const char* names[6] = {"min_ms", "q1_ms", "median_ms", "q3_ms", "max_ms", "mean_ms"};
   for (int i = 0; i < 6; ++i) summary[i] = f.number(names[i], 0);
@@ -421,8 +425,8 @@ void check_measurement(const json& value, const std::string& path, const std::st
     if (summary[0] <= 0) f.bad_field("min_ms", "is 0, but a measured time is positive");
     for (int i = 1; i < 5; ++i)
       if (summary[i] < summary[i - 1])
-        f.bad_field(names[i], fmt::format("is {}, below {} ({})", summary[i], names[i - 1],
-                                          summary[i - 1]));
+        f.bad_field(names[i],
+                    fmt::format("is {}, below {} ({})", summary[i], names[i - 1], summary[i - 1]));
     if (summary[5] < summary[0] || summary[5] > summary[4])
       f.bad_field("mean_ms", fmt::format("is {}, outside min_ms..max_ms ({}..{})", summary[5],
                                          summary[0], summary[4]));
@@ -444,7 +448,8 @@ void check_run(const json& value, const std::string& path, const std::string& or
                                       shown(f.require("kernel")), kernels::family_names()));
   f.text("build_id", limits.max_name);
   const std::string dtype = f.text("dtype", limits.max_name, true);
-  if (dtype != "f32") f.bad_field("dtype", fmt::format("is {}, but occtune tunes f32", shown(f.require("dtype"))));
+  if (dtype != "f32")
+    f.bad_field("dtype", fmt::format("is {}, but occtune tunes f32", shown(f.require("dtype"))));
   for (auto side : {"m", "n", "k"}) f.integer(side, 1, kMaxShapeSide);
   const std::string status = f.text("status", limits.max_name);
   if (!kStatuses.count(status))
@@ -549,8 +554,8 @@ void validate_export(const json& doc, const std::string& origin, const ImportLim
   for (std::size_t i = 0; i < runs.size(); ++i)
     check_run(runs[i], fmt::format("runs[{}]", i), origin, limits);
   for (auto& [name, v] : doc.items()) {
-    static const std::set<std::string> known = {"schema_version", "kind",  "exported_at",
-                                                "tool_version",   "argv",  "store_schema_version",
+    static const std::set<std::string> known = {"schema_version", "kind", "exported_at",
+                                                "tool_version",   "argv", "store_schema_version",
                                                 "devices",        "runs"};
     if (!known.count(name)) f.bad_field(name, "is not a field of an export");
   }

@@ -27,8 +27,8 @@ constexpr std::size_t kMaxShown = 600;
 std::string cut(const std::string& text) {
   constexpr std::size_t head = kMaxShown / 2, tail = kMaxShown / 6;
   if (text.size() <= kMaxShown) return text;
-  return fmt::format("{}...({} bytes cut)...{}", text.substr(0, head),
-                     text.size() - head - tail, text.substr(text.size() - tail));
+  return fmt::format("{}...({} bytes cut)...{}", text.substr(0, head), text.size() - head - tail,
+                     text.substr(text.size() - tail));
 }
 
 // OCCTUNE_LOG_LEVEL is a level name in any case; an unknown or empty one is an error naming
@@ -62,7 +62,8 @@ std::string explain(const CLI::ParseError& e) {
   const std::string name = e.get_name();
   std::smatch m;
   if (name == "ArgumentMismatch" &&
-      std::regex_search(what, m, std::regex(R"(^(\S+): At Most (\d+) required but received (\d+))")))
+      std::regex_search(what, m,
+                        std::regex(R"(^(\S+): At Most (\d+) required but received (\d+))")))
     return fmt::format("{} was given {} times; give it once", m[1].str(), m[3].str());
   if (name == "ConversionError" &&
       std::regex_search(what, m, std::regex(R"(Could not convert: (\S+) = (.*)$)")))

@@ -27,8 +27,8 @@ void add_devices_command(CLI::App& app, Context&, Action& action) {
         // A script asked for JSON: it gets a document saying why there are no devices (the
         // exit code still says it failed), not an empty stdout.
         if (f != Format::kJson) throw;
-        std::cout << output::document("devices", {{"devices", nlohmann::json::array()},
-                                                  {"error", e.what()}})
+        std::cout << output::document("devices",
+                                      {{"devices", nlohmann::json::array()}, {"error", e.what()}})
                          .dump(2)
                   << '\n';
         std::cerr << "occtune: error: " << e.what() << '\n';

@@ -8,12 +8,12 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <iostream>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "autotuner/cli/backend_factory.hpp"

@@ -44,8 +44,9 @@ std::string resolve(const std::string& flag, const char* env_name, const std::st
   if (!flag.empty()) return flag;
   // Set but empty is a mistake (an unexpanded variable in a script), not "use the default".
   if (const char* v = std::getenv(env_name); v && !*v)
-    fail(ExitCode::kUsage, std::string(env_name) + " is set but empty; give it a value or unset "
-                                                   "it");
+    fail(ExitCode::kUsage, std::string(env_name) +
+                               " is set but empty; give it a value or unset "
+                               "it");
   if (auto v = env_or(env_name, ""); !v.empty()) {
     env_sourced().emplace_back(v, env_name);
     return v;

@@ -21,7 +21,7 @@ struct FieldRange {
 };
 
 #define OCCTUNE_FIELD(member) \
-  #member, [](const DeviceInfo& d) { return static_cast<std::int64_t>(d.member); }
+#member, [](const DeviceInfo& d) { return static_cast<std::int64_t>(d.member); }
 
 constexpr std::int64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
@@ -83,17 +83,18 @@ std::optional<DeviceProblem> device_problem(const DeviceInfo& d, DeviceFieldName
     const std::int64_t scale = profile ? profile_scale(r.field) : 1;
     const std::string_view name = profile ? profile_key(r.field) : r.field;
     std::string problem =
-        min == r.max ? fmt::format("is {}, but must be {} ({})", value / scale, r.max / scale, r.why)
-                     : fmt::format("is {}, outside the hardware's range {}..{} ({})", value / scale,
-                                   min / scale, r.max / scale, r.why);
+        min == r.max
+            ? fmt::format("is {}, but must be {} ({})", value / scale, r.max / scale, r.why)
+            : fmt::format("is {}, outside the hardware's range {}..{} ({})", value / scale,
+                          min / scale, r.max / scale, r.why);
     if (profile && r.field == "cc_minor") problem = fmt::format("has minor version {}", value);
     return DeviceProblem{std::string(name), std::move(problem)};
   }
   // Relations every real GPU satisfies; breaking one means a mistyped number.
   if (d.max_threads_per_sm % d.warp_size != 0)
-    return relation(names, "max_threads_per_sm",
-                    fmt::format("({}) is not a multiple of warp_size ({})", d.max_threads_per_sm,
-                                d.warp_size));
+    return relation(
+        names, "max_threads_per_sm",
+        fmt::format("({}) is not a multiple of warp_size ({})", d.max_threads_per_sm, d.warp_size));
   if (d.max_threads_per_block > d.max_threads_per_sm)
     return relation(names, "max_threads_per_block",
                     fmt::format("({}) exceeds max_threads_per_sm ({})", d.max_threads_per_block,
@@ -109,15 +110,16 @@ std::optional<DeviceProblem> device_problem(const DeviceInfo& d, DeviceFieldName
                     d.shared_mem_per_block_optin, d.shared_mem_per_block)};
   if (d.shared_mem_per_block_optin > d.shared_mem_per_sm)
     return relation(names, "shared_mem_per_block_optin",
-                    fmt::format("({}) exceeds shared_mem_per_sm ({})",
-                                d.shared_mem_per_block_optin, d.shared_mem_per_sm));
+                    fmt::format("({}) exceeds shared_mem_per_sm ({})", d.shared_mem_per_block_optin,
+                                d.shared_mem_per_sm));
   return std::nullopt;
 }
 
 void require_valid_device(const DeviceInfo& device, std::string_view origin, ExitCode code,
                           std::string_view fix) {
   if (auto p = device_problem(device))
-    fail(code, fmt::format("device properties of {}: {} {}; {}", origin, p->field, p->problem, fix));
+    fail(code,
+         fmt::format("device properties of {}: {} {}; {}", origin, p->field, p->problem, fix));
 }
 
 }  // namespace occtune

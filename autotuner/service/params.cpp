@@ -140,8 +140,8 @@ int hex_value(char c) {
 std::string decoded_name(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() &&
-        hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+        hex_value(text[i + 2]) >= 0) {
       out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
       i += 2;
     } else {
@@ -189,8 +189,8 @@ BestRequest parse_best(const QueryParams::Multimap& params) {
 }
 
 std::string ConfigsRequest::cache_key() const {
-  return fmt::format("configs\n{}\n{}\n{}\n{}", device.value_or("*"), kernel.value_or("*"),
-                     limit, cursor);
+  return fmt::format("configs\n{}\n{}\n{}\n{}", device.value_or("*"), kernel.value_or("*"), limit,
+                     cursor);
 }
 
 ConfigsRequest parse_configs(const QueryParams::Multimap& params) {

@@ -29,7 +29,8 @@ void validated(F&& check) {
     check();
   } catch (const BadParameter& e) {
     if (e.name.empty() && e.detail.empty()) violation("a BadParameter naming nothing", "");
-    if (e.detail.find('\n') != std::string::npos) violation("a multi-line detail", e.detail.c_str());
+    if (e.detail.find('\n') != std::string::npos)
+      violation("a multi-line detail", e.detail.c_str());
   } catch (const std::exception& e) {
     violation("an exception that is not BadParameter", e.what());
   }
@@ -46,11 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto params = parse(query);
     if (best) {
       const auto r = occtune::service::parse_best(params);
-      const std::string canonical = "device=" + r.device + "&kernel=" + r.kernel +
-                                    "&m=" + std::to_string(r.shape.m) + "&n=" +
-                                    std::to_string(r.shape.n) + "&k=" +
-                                    std::to_string(r.shape.k) + "&dtype=" + r.dtype +
-                                    "&fallback=" + (r.fallback ? "true" : "false");
+      const std::string canonical =
+          "device=" + r.device + "&kernel=" + r.kernel + "&m=" + std::to_string(r.shape.m) +
+          "&n=" + std::to_string(r.shape.n) + "&k=" + std::to_string(r.shape.k) +
+          "&dtype=" + r.dtype + "&fallback=" + (r.fallback ? "true" : "false");
       if (occtune::service::parse_best(parse(canonical)).cache_key() != r.cache_key())
         violation("a best request whose cache key differs from its canonical form's",
                   r.cache_key().c_str());

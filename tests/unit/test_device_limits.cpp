@@ -126,8 +126,8 @@ TEST(DeviceLimits, StoredForgedPropertiesMakeTheHeuristicMissNotCrash) {
     start.shape = {1024, 1024, 1024};
     start.tool_version = "test";
     store.finish_run(store.begin_run(start), db::RunStatus::kFailed);
-    const db::CacheKey key = db::CacheKey::make(d, "tiled_dynamic", std::string(kernels::kernel_build_id()),
-                                                {1024, 1024, 1024});
+    const db::CacheKey key = db::CacheKey::make(
+        d, "tiled_dynamic", std::string(kernels::kernel_build_id()), {1024, 1024, 1024});
     const db::LookupResult r = db::lookup(store, key, {});
     EXPECT_FALSE(r.hit());
     const auto& step = r.steps[static_cast<std::size_t>(db::LookupStep::kHeuristic)];

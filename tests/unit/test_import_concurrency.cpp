@@ -69,14 +69,15 @@ TEST(ImportConcurrency, SixteenLargeImportsIntoOneStoreLoseNothing) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kImports; ++i)
     threads.emplace_back([&, i] {
-      results[std::size_t(i)] = testing::run_cli(
-          "import " + (dir / ("export" + std::to_string(i) + ".json")).string() + " --db " +
-          target.string());
+      results[std::size_t(i)] =
+          testing::run_cli("import " + (dir / ("export" + std::to_string(i) + ".json")).string() +
+                           " --db " + target.string());
     });
   for (auto& t : threads) t.join();
   release.join();
   for (int i = 0; i < kImports; ++i)
-    EXPECT_EQ(results[std::size_t(i)].code, 0) << "import " << i << ": " << results[std::size_t(i)].err;
+    EXPECT_EQ(results[std::size_t(i)].code, 0)
+        << "import " << i << ": " << results[std::size_t(i)].err;
 
   Store store = Store::open(target);
   const auto runs = store.runs();

@@ -176,8 +176,7 @@ TEST_F(ImportValidation, TheCliExitsTwoAndTouchesNothing) {
   deep_text.replace(deep_text.find("\"@@DEEP@@\""), 10,
                     std::string(100000, '[') + std::string(100000, ']'));
   m0()["variant"] = "Evil<1337>";
-  for (auto& [file, expected] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (auto& [file, expected] : std::vector<std::pair<std::string, std::string>>{
            {write("big.json", with_value("1e999")), "runs[0].measurements[0].median_ms"},
            {write("deep.json", deep_text), "deeper than 32 levels"},
            {write("evil.json", good_.dump()), "runs[0].measurements[0].variant"}}) {
@@ -190,9 +189,9 @@ TEST_F(ImportValidation, TheCliExitsTwoAndTouchesNothing) {
   }
   // A bad file does not create a store either.
   const auto fresh = dir_ / "never.db";
-  EXPECT_EQ(testing::run_cli("import " + (dir_ / "evil.json").string() + " --db " + fresh.string())
-                .code,
-            2);
+  EXPECT_EQ(
+      testing::run_cli("import " + (dir_ / "evil.json").string() + " --db " + fresh.string()).code,
+      2);
   EXPECT_FALSE(fs::exists(fresh));
 }
 

@@ -63,7 +63,8 @@ const std::string kGood =
 
 TEST_F(ServiceLimits, CursorPastInt64IsRefused) {
   start(2);
-  for (const char* cursor : {"9223372036854775808", "9999999999999999999", "18446744073709551617"}) {
+  for (const char* cursor :
+       {"9223372036854775808", "9999999999999999999", "18446744073709551617"}) {
     const std::string r = ask(get(std::string("/v1/configs?cursor=") + cursor));
     EXPECT_EQ(status_of(r), 400) << cursor << ": " << r;
     EXPECT_NE(body_of(r).find("cursor"), std::string::npos) << r;
@@ -100,8 +101,8 @@ TEST_F(ServiceLimits, TheCacheIsKeyedOnValidatedParameters) {
   ASSERT_TRUE(c.connected());
   c.send(get(best(kGood)));
   ASSERT_EQ(status_of(c.read_response(seconds(10))), 200);
-  c.send(get(best("device=" + std::string(kDevice) +
-                  "%0Ak%3D1024&kernel=tiled_dynamic&m=1024&n=1024")));
+  c.send(get(
+      best("device=" + std::string(kDevice) + "%0Ak%3D1024&kernel=tiled_dynamic&m=1024&n=1024")));
   const std::string r = c.read_response(seconds(10));
   EXPECT_EQ(status_of(r), 400) << r;
 }

@@ -38,8 +38,8 @@ void seed(const fs::path& path) {
 
 TEST(StoreAccess, ImmutableOnlyWhereNoWriterCanExist) {
   EXPECT_TRUE(db::open_immutable(/*directory_writable=*/false, /*wal_exists=*/false));
-  EXPECT_FALSE(db::open_immutable(true, false));   // a writer may come: see its commits
-  EXPECT_FALSE(db::open_immutable(false, true));   // a writer is there now
+  EXPECT_FALSE(db::open_immutable(true, false));  // a writer may come: see its commits
+  EXPECT_FALSE(db::open_immutable(false, true));  // a writer is there now
   EXPECT_FALSE(db::open_immutable(true, true));
 }
 
@@ -59,9 +59,10 @@ TEST(StoreAccess, ReadOnlyStoreIsReadableByEveryReader) {
 
   const std::string as_user =
       ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-  if (!as_user.empty() && run_cli("--version", "setpriv --reuid=65534 --regid=65534 "
-                                               "--clear-groups")
-                              .code != 0)
+  if (!as_user.empty() && run_cli("--version",
+                                  "setpriv --reuid=65534 --regid=65534 "
+                                  "--clear-groups")
+                                  .code != 0)
     GTEST_SKIP() << "cannot run the CLI as an unprivileged user here";
   auto reader = [&](const std::string& args) { return run_cli(args, as_user); };
 
@@ -78,12 +79,13 @@ TEST(StoreAccess, ReadOnlyStoreIsReadableByEveryReader) {
 
   // serve: answers from the read-only store, then stops on SIGTERM.
   const int port = 18000 + int(::getpid() % 2000);
-  const auto s = run_cli("serve --db " + path.string() + " --port " + std::to_string(port) +
-                             " & pid=$!; for i in $(seq 50); do curl -sf http://127.0.0.1:" +
-                             std::to_string(port) + "/v1/devices >/dev/null && break; sleep 0.1; "
-                             "done; curl -s http://127.0.0.1:" +
-                             std::to_string(port) + "/v1/devices; kill -TERM $pid; wait $pid",
-                         as_user);
+  const auto s = run_cli(
+      "serve --db " + path.string() + " --port " + std::to_string(port) +
+          " & pid=$!; for i in $(seq 50); do curl -sf http://127.0.0.1:" + std::to_string(port) +
+          "/v1/devices >/dev/null && break; sleep 0.1; "
+          "done; curl -s http://127.0.0.1:" +
+          std::to_string(port) + "/v1/devices; kill -TERM $pid; wait $pid",
+      as_user);
   EXPECT_NE(s.out.find(kUuid), std::string::npos) << s.out << s.err;
   EXPECT_EQ(testing::read_bytes(path), before) << "a reader changed the store";
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
@@ -97,15 +99,14 @@ TEST(StoreAccess, FifoAsDatabaseIsRefusedAtOnce) {
   {
     TempDir src("fifo-src");
     seed(src.path / "s.db");
-    ASSERT_EQ(run_cli("export --db " + (src.path / "s.db").string() + " --out " +
-                      export_file.string())
-                  .code,
-              0);
+    ASSERT_EQ(
+        run_cli("export --db " + (src.path / "s.db").string() + " --out " + export_file.string())
+            .code,
+        0);
   }
-  for (const std::string args :
-       {"query --device " + std::string(kUuid) + " --shape 256x256x256", std::string("export"),
-        "import " + export_file.string(), std::string("serve --port 0"),
-        std::string("db doctor")}) {
+  for (const std::string args : {"query --device " + std::string(kUuid) + " --shape 256x256x256",
+                                 std::string("export"), "import " + export_file.string(),
+                                 std::string("serve --port 0"), std::string("db doctor")}) {
     SCOPED_TRACE(args);
     const auto start = std::chrono::steady_clock::now();
     // `timeout` turns a hang into exit 124 (137 when SIGTERM is ignored) instead of a stuck test.
@@ -140,8 +141,8 @@ TEST(StoreAccess, NegativeSchemaVersionIsNotHealthy) {
   const auto d = run_cli("db doctor --db " + path.string());
   EXPECT_EQ(d.code, 3) << d.out << d.err;
   EXPECT_NE(d.err.find("-5"), std::string::npos) << d.err;
-  const auto q =
-      run_cli("query --device " + std::string(kUuid) + " --shape 256x256x256 --db " + path.string());
+  const auto q = run_cli("query --device " + std::string(kUuid) + " --shape 256x256x256 --db " +
+                         path.string());
   EXPECT_EQ(q.code, 3) << q.err;
 }
 
