@@ -78,14 +78,18 @@ TEST(StoreAccess, ReadOnlyStoreIsReadableByEveryReader) {
   EXPECT_NE(d.out.find("verdict    healthy"), std::string::npos) << d.out;
 
   // serve: answers from the read-only store, then stops on SIGTERM.
+  // python3 rather than curl fetches (the GPU machines may have no curl).
   const int port = 18000 + int(::getpid() % 2000);
-  const auto s = run_cli(
-      "serve --db " + path.string() + " --port " + std::to_string(port) +
-          " & pid=$!; for i in $(seq 50); do curl -sf http://127.0.0.1:" + std::to_string(port) +
-          "/v1/devices >/dev/null && break; sleep 0.1; "
-          "done; curl -s http://127.0.0.1:" +
-          std::to_string(port) + "/v1/devices; kill -TERM $pid; wait $pid",
-      as_user);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/devices";
+  const std::string get =
+      "python3 -c 'import sys, urllib.request; "
+      "print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' " +
+      url;
+  const auto s = run_cli("serve --db " + path.string() + " --port " + std::to_string(port) +
+                             " & pid=$!; for i in $(seq 50); do " + get +
+                             " >/dev/null 2>&1 && break; sleep 0.1; done; " + get +
+                             "; kill -TERM $pid; wait $pid",
+                         as_user);
   EXPECT_NE(s.out.find(kUuid), std::string::npos) << s.out << s.err;
   EXPECT_EQ(testing::read_bytes(path), before) << "a reader changed the store";
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
