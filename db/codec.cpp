@@ -2,7 +2,11 @@
 // columns. nlohmann::json prints doubles with round-trip precision, so samples come back exact.
 #include "db/codec.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <utility>
 
 namespace occtune::db::codec {
 namespace {
@@ -11,10 +15,24 @@ using nlohmann::json;
 
 // Reads a field if present and of a usable type; a damaged row degrades to defaults instead of
 // making every query on the database fail.
+// Integers only from JSON integers that fit: nlohmann converts a float (9.2e27) or an
+// out-of-range integer with a plain cast, which is undefined behaviour for the float and a
+// wrapped value for the integer (found by tests/fuzz/fuzz_device_planning).
 template <typename T>
 void read(const json& object, const char* name, T& field) {
   auto it = object.find(name);
   if (it == object.end() || it->is_null()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!it->is_number_integer()) return;
+    if (it->is_number_unsigned()) {
+      const auto v = it->get<std::uint64_t>();
+      if (v <= std::uint64_t(std::numeric_limits<T>::max())) field = static_cast<T>(v);
+    } else {
+      const auto v = it->get<std::int64_t>();
+      if (std::in_range<T>(v)) field = static_cast<T>(v);
+    }
+    return;
+  }
   try {
     field = it->get<T>();
   } catch (const json::exception&) {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <system_error>
 
+#include "db/read_access.hpp"
 #include "db/recovery.hpp"
 #include "db/retry.hpp"
 #include "db/schema.hpp"
@@ -88,7 +89,8 @@ std::vector<owner::RunningRun> running_without_owner(SQLite::Database& db) {
 
 // Everything read through SQLite, in one read transaction so the numbers agree.
 void examine(DoctorReport& report) {
-  SQLite::Database db(report.path.string(), SQLite::OPEN_READONLY, kDefaultBusyTimeoutMs);
+  const ReadOnlyOpen ro = read_only_open(report.path);
+  SQLite::Database db(ro.filename, ro.flags, kDefaultBusyTimeoutMs);
   SQLite::Transaction snapshot(db);
   const schema::FileState state = schema::inspect(db);
   report.application_id = state.application_id;
@@ -117,6 +119,14 @@ void examine(DoctorReport& report) {
           fmt::format("{} row {} refers to a missing {} row", fk.getColumn(0).getString(),
                       fk.getColumn(1).getInt64(), fk.getColumn(2).getString()));
     }
+  }
+  if (state.user_version < 0) {
+    // Every other command refuses such a file (exit 3), so the doctor must not call it healthy.
+    set_state(report, State::kForeign,
+              fmt::format("database '{}' has an invalid schema version {} (occtune writes 1 to "
+                          "{}); occtune never writes to it; pass --db with another path",
+                          report.path.string(), state.user_version, kSchemaVersion));
+    return;
   }
   if (state.user_version > kSchemaVersion) {
     // Its tables may mean something else now: report, but read nothing more.
@@ -198,7 +208,8 @@ std::vector<std::string> integrity_problems(const fs::path& path, bool full, int
     return {"no SQLite header"};
   }
   try {
-    SQLite::Database db(path.string(), SQLite::OPEN_READONLY, kDefaultBusyTimeoutMs);
+    const ReadOnlyOpen ro = read_only_open(path);
+    SQLite::Database db(ro.filename, ro.flags, kDefaultBusyTimeoutMs);
     auto problems = with_busy_retry(BusyRetry{}, [&] {
       return column_texts(
           db, fmt::format("PRAGMA {}({})", full ? "integrity_check" : "quick_check", limit));

@@ -17,6 +17,8 @@
 #include <set>
 
 #include "autotuner/core/error.hpp"
+#include "db/import_validation.hpp"
+#include "db/retry.hpp"
 
 namespace occtune::db {
 
@@ -97,73 +99,14 @@ class Reader {
                                        origin_, where, what));
   }
 
+  // The whole document, checked field by field before anything of it is used.
   json parse(const std::string& text) const {
-    json doc;
-    try {
-      doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-      fail(ExitCode::kUsage, fmt::format("export '{}' is not valid JSON (byte {}): {}; pass a file "
-                                         "written by `occtune export`",
-                                         origin_, e.byte, e.what()));
-    }
-    if (!doc.is_object()) bad("the document", "is not a JSON object");
-    if (doc.value("kind", json()) != "export")
-      bad("the document", "has no \"kind\": \"export\" (is it another occtune JSON output?)");
-    const json& version = doc.value("schema_version", json());
-    if (!version.is_number_integer()) bad("\"schema_version\"", "is missing or not an integer");
-    if (version.get<std::int64_t>() > kExportSchemaVersion)
-      fail(ExitCode::kNotFound,
-           fmt::format("export '{}' has schema_version {} but this occtune reads up to {}; "
-                       "upgrade occtune",
-                       origin_, version.get<std::int64_t>(), kExportSchemaVersion));
-    if (version.get<std::int64_t>() < 1) bad("\"schema_version\"", "must be at least 1");
-    if (!doc.contains("runs") || !doc["runs"].is_array()) bad("\"runs\"", "must be an array");
-    if (doc.contains("devices") && !doc["devices"].is_array())
-      bad("\"devices\"", "must be an array");
-    for (std::size_t i = 0; i < doc["runs"].size(); ++i) check_run(doc["runs"][i], i);
+    json doc = parse_export_json(text, origin_);
+    validate_export(doc, origin_);
     return doc;
   }
 
-  const json& field(const json& object, const std::string& where, const std::string& name) const {
-    auto it = object.find(name);
-    if (it == object.end()) bad(where, "has no \"" + name + "\"");
-    return *it;
-  }
-  std::string text(const json& object, const std::string& where, const std::string& name) const {
-    const json& v = field(object, where, name);
-    if (!v.is_string()) bad(where + "." + name, "must be a string");
-    return v.get<std::string>();
-  }
-  std::int64_t integer(const json& object, const std::string& where,
-                       const std::string& name) const {
-    const json& v = field(object, where, name);
-    if (!v.is_number_integer()) bad(where + "." + name, "must be an integer");
-    return v.get<std::int64_t>();
-  }
-
  private:
-  void check_run(const json& run, std::size_t index) const {
-    const std::string where = fmt::format("runs[{}]", index);
-    if (!run.is_object()) bad(where, "is not an object");
-    const json& device = field(run, where, "device");
-    if (!device.is_object()) bad(where + ".device", "must be an object");
-    for (auto& name : kDeviceKeyFields) {
-      if (kDeviceIntFields.count(name))
-        integer(device, where + ".device", name);
-      else
-        text(device, where + ".device", name);
-    }
-    for (auto name : {"kernel", "build_id", "dtype", "status", "started_at"})
-      text(run, where, name);
-    for (auto name : {"m", "n", "k"})
-      if (integer(run, where, name) < 1) bad(where + "." + name, "must be positive");
-    const json& measurements = field(run, where, "measurements");
-    if (!measurements.is_array()) bad(where + ".measurements", "must be an array");
-    for (std::size_t j = 0; j < measurements.size(); ++j)
-      if (!measurements[j].is_object())
-        bad(fmt::format("{}.measurements[{}]", where, j), "is not an object");
-  }
-
   std::string origin_;
 };
 
@@ -400,10 +343,12 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
   Reader reader(origin);
   const json doc = reader.parse(json_text);
   SQLite::Database& db = StoreAccess::database(store);
-  ImportSummary summary;
-  std::set<std::string> dropped;
   std::size_t run_index = 0;
-  try {
+  // Retried whole when SQLite stays busy past its timeout, like every other write
+  // (db/retry.hpp): a failed attempt rolled back, so the summary is built inside.
+  auto attempt = [&] {
+    ImportSummary summary;
+    std::set<std::string> dropped;
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
     const auto device_columns = table_columns(db, "devices");
     const auto run_columns = table_columns(db, "runs");
@@ -479,6 +424,11 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
       }
     }
     transaction.commit();
+    summary.dropped_fields.assign(dropped.begin(), dropped.end());
+    return summary;
+  };
+  try {
+    return with_busy_retry(BusyRetry{}, attempt);
   } catch (const SQLite::Exception& e) {
     const int code = e.getErrorCode();
     if (code == SQLITE_CONSTRAINT || code == SQLITE_MISMATCH)
@@ -486,8 +436,10 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
                  fmt::format("does not fit the database schema ({})", e.what()));
     db_failure(store, "importing runs", e);
   }
-  summary.dropped_fields.assign(dropped.begin(), dropped.end());
-  return summary;
+}
+
+void check_export(const std::string& json_text, const std::string& origin) {
+  Reader(origin).parse(json_text);
 }
 
 std::vector<RunRecord> read_export(const std::string& json_text, const std::string& origin) {

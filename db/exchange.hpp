@@ -44,6 +44,10 @@ struct ImportSummary {
 // offending field), kNotFound for a newer export schema, kRuntime for database failures.
 ImportSummary import_runs(Store& store, const std::string& json_text, const std::string& origin);
 
+// The checks import_runs makes before its transaction (db/import_validation.hpp), alone: a
+// front end runs them before it opens or creates a store, so a bad file touches nothing.
+void check_export(const std::string& json_text, const std::string& origin);
+
 // A run with its measurements as the regression gate reads them (from a store or an export).
 struct RunRecord {
   StoredRun run;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
 #include "kernels/registry.hpp"
@@ -330,6 +331,12 @@ LookupResult lookup(Store& store, const CacheKey& key, const LookupOptions& opti
       r.detail = fmt::format("no device properties are stored for {}", key.device_uuid);
     } else {
       try {
+        // Rows written before properties were validated (or by hand) must not reach the
+        // occupancy arithmetic: a warp size of 0 would kill the process.
+        require_valid_device(*device, device->uuid.empty() ? device->name : device->uuid,
+                             ExitCode::kNotFound,
+                             "tune on that GPU again, or import an export with valid device "
+                             "properties, to store a usable record");
         HeuristicAnswer answer = occupancy_heuristic(
             *device, kernel, key.shape, parse_layout(key.layout).value_or(Layout::kNN));
         const Candidate& c = answer.candidate;

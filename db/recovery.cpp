@@ -88,6 +88,13 @@ std::string MovedAside::describe() const {
 
 std::optional<MovedAside> move_aside(const fs::path& path,
                                      const std::function<bool()>& still_damaged) {
+  // A symlink to the store: SQLite opens through the link and keeps -wal and -shm beside the
+  // target, so the target is what moves aside; the link then names the fresh store.
+  std::error_code link_ec;
+  if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
+    const fs::path target = fs::canonical(path, link_ec);
+    if (!link_ec) return move_aside(target, still_damaged);
+  }
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;

@@ -29,6 +29,7 @@
 #include "db/codec.hpp"
 #include "db/doctor.hpp"
 #include "db/file_probe.hpp"
+#include "db/read_access.hpp"
 #include "db/recovery.hpp"
 #include "db/retry.hpp"
 #include "db/run_owner.hpp"
@@ -469,9 +470,15 @@ std::unique_ptr<SQLite::Database> connect(const fs::path& path, bool writable, b
   std::unique_ptr<SQLite::Database> db;
   const char* stage = "opening the file";  // named in the message: locks differ per step
   try {
-    const int flags =
-        writable ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
-    db = std::make_unique<SQLite::Database>(path.string(), flags, kBusyTimeoutMs);
+    if (writable) {
+      db = std::make_unique<SQLite::Database>(
+          path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
+    } else {
+      // Immutable where no writer can exist (db/read_access.hpp): a store in a read-only
+      // directory is readable although SQLite could not create its -shm there.
+      const ReadOnlyOpen ro = read_only_open(path);
+      db = std::make_unique<SQLite::Database>(ro.filename, ro.flags, kBusyTimeoutMs);
+    }
     // SQLite silently falls back to read-only when it may not write the file.
     if (writable && sqlite3_db_readonly(db->getHandle(), "main") == 1) {
       cannot_open(path, "the file is not writable");
@@ -560,6 +567,9 @@ Store Store::open(const std::filesystem::path& path, OpenMode mode) {
       cannot_open(path, ec.message());
     }
     if (fs::is_directory(status)) cannot_open(path, "it is a directory");
+    // SQLite would block for ever opening a FIFO (and a device is never a store).
+    if (exists && !fs::is_regular_file(status))
+      cannot_open(path, "it is not a regular file (a FIFO, socket or device)");
     if (!writable && !exists) {
       fail(
           ExitCode::kNotFound,

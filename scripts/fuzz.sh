@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fuzzes occtune's input parsers (job files, shapes, device selectors, device profiles) with
+# Fuzzes occtune's inputs (job files, shapes, device selectors, device profiles, export files
+# through import, stored device properties through planning, HTTP query parameters) with
 # libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer. Builds tests/fuzz with
 # Debian's clang in build-fuzz (installing clang and its runtime if missing), then runs each
 # harness for --seconds, --jobs at a time, one log per harness under --out, and a summary.
 # Usage: scripts/fuzz.sh [--seconds 600] [--jobs 1] [--out build-fuzz/logs] [harness...]
+# (FUZZ_BUILD_JOBS limits the parallel build, default nproc)
 # Exit 0 when every harness ran its time without a finding; a crash input is kept in --out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +18,14 @@ while (($#)); do
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n 2,7p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'; see --help" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(fuzz_job_config fuzz_shape fuzz_device_selector fuzz_device_profile)
+all=(fuzz_job_config fuzz_shape fuzz_device_selector fuzz_device_profile fuzz_import
+  fuzz_device_planning fuzz_http_params)
+((${#harnesses[@]})) || harnesses=("${all[@]}")
 
 need=()
 for p in clang libclang-rt-14-dev; do
@@ -40,14 +44,19 @@ fi
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS="$san" -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DBUILD_TESTING=OFF -DOCCTUNE_FUZZ=ON >/dev/null
-cmake --build build-fuzz --target "${harnesses[@]}" -j "$(nproc)"
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)" -DBUILD_TESTING=OFF \
+  -DOCCTUNE_FUZZ=ON >/dev/null
+cmake --build build-fuzz --target "${harnesses[@]}" -j "${FUZZ_BUILD_JOBS:-$(nproc)}"
 
 # Seeds: the shipped job and profiles, a few spellings of each argument form, and every input
 # that once broke a parser (tests/fuzz/regressions, replayed first by each run).
 seeds=build-fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{fuzz_job_config,fuzz_shape,fuzz_device_selector,fuzz_device_profile}
+mkdir -p "${all[@]/#/$seeds/}"
+# Committed seeds (a real export, stored device properties, query strings) for the others.
+for h in "${all[@]}"; do
+  if [ -d "tests/fuzz/seeds/$h" ]; then cp tests/fuzz/seeds/"$h"/* "$seeds/$h/"; fi
+done
 cp configs/default.toml "$seeds/fuzz_job_config/"
 printf 'version = 1\n[job]\nkernels = ["naive"]\nshapes = ["8x8x8"]\ndevice = "0"\n' \
   >"$seeds/fuzz_job_config/small.toml"
@@ -64,12 +73,14 @@ mkdir -p "$out"
 run_one() {
   local h="$1" corpus="build-fuzz/corpus/$1"
   mkdir -p "$corpus"
-  local dict=()
+  local dict=() max_len=4096
   case "$h" in fuzz_job_config|fuzz_device_profile) dict=(-dict=tests/fuzz/toml.dict) ;; esac
+  case "$h" in fuzz_import|fuzz_device_planning) dict=(-dict=tests/fuzz/json.dict) ;; esac
+  if [ "$h" = fuzz_import ]; then max_len=16384; fi  # a small real export is about 4 KiB
   local rc=0
   ./build-fuzz/tests/fuzz/"$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=4096 -print_final_stats=1 -artifact_prefix="$out/$h-" "${dict[@]}" \
-    "$corpus" "$seeds/$h" tests/fuzz/regressions/"$h" >"$out/$h.log" 2>&1 || rc=$?
+    -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$out/$h-" "${dict[@]}" \
+    "$corpus" "$seeds/$h" $(ls -d tests/fuzz/regressions/"$h" 2>/dev/null) >"$out/$h.log" 2>&1 || rc=$?
   echo "$rc" >"$out/$h.rc"
 }
 running=0

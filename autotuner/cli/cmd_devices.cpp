@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <vector>
 
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/output_target.hpp"
+#include "autotuner/core/error.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
@@ -23,7 +25,22 @@ void add_devices_command(CLI::App& app, Context&, Action& action) {
   cmd->callback([&action, format, output_path] {
     action = [format, output_path] {
       const Format f = parse_format(*format);
-      auto devices = cuda::probe_devices();
+      std::vector<DeviceInfo> devices;
+      try {
+        devices = cuda::probe_devices();
+      } catch (const Error& e) {
+        // A script asked for JSON: it gets a document saying why there are no devices (the
+        // exit code still says it failed), not an empty stdout.
+        if (f != Format::kJson) throw;
+        OutputTarget target(*output_path);
+        target.stream() << output::document("devices", {{"devices", nlohmann::json::array()},
+                                                        {"error", e.what()}})
+                               .dump(2)
+                        << '\n';
+        target.commit();
+        std::cerr << "occtune: error: " << e.what() << '\n';
+        return int(e.code());
+      }
       OutputTarget target(*output_path);
       std::ostream& out = target.stream();
       if (f == Format::kJson) {

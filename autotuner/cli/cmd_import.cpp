@@ -25,6 +25,7 @@ struct ImportOptions {
 int run_import(const ImportOptions& o) {
   const Format format = parse_format(o.format, false);
   const std::string text = read_export_file(o.file);
+  db::check_export(text, o.file);  // before the store is opened: a bad file creates nothing
   const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
   auto store = db::Store::open(db_path);
   const db::ImportSummary s = db::import_runs(store, text, o.file);

@@ -3,12 +3,15 @@
 // The exact key answers by default; --fallback walks the lookup chain (db/lookup.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/core/device_selector.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/cuda/device_probe.hpp"
@@ -36,7 +39,33 @@ struct QueryOptions {
   std::string output;
 };
 
-bool looks_like_uuid(const std::string& s) { return s.rfind("GPU-", 0) == 0; }
+// The stored device a UUID selector names, by the prefix rules of `--device` everywhere.
+DeviceInfo device_in_store(db::Store& store, const DeviceSelector& selector,
+                           const std::string& db_path) {
+  auto lower = [](std::string text) {
+    for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string prefix = lower(selector.uuid_prefix);
+  std::vector<std::string> uuids;
+  for (const DeviceInfo& d : store.devices()) {
+    if (lower(d.uuid).rfind(prefix, 0) == 0 &&
+        std::find(uuids.begin(), uuids.end(), d.uuid) == uuids.end())
+      uuids.push_back(d.uuid);
+  }
+  if (uuids.empty())
+    fail(ExitCode::kNotFound, fmt::format("device {} has no entries in {}; run `occtune tune` "
+                                          "on it first",
+                                          selector.text, db_path));
+  if (uuids.size() > 1) {
+    std::string names;
+    for (auto& u : uuids) names += (names.empty() ? "" : ", ") + u;
+    fail(ExitCode::kUsage, fmt::format("device selector '{}' matches {} devices in {} ({}); give "
+                                       "more of the UUID",
+                                       selector.text, uuids.size(), db_path, names));
+  }
+  return *store.device_by_uuid(uuids.front());
+}
 
 std::string describe_difference(const db::CacheKey& want, const db::CacheKey& have) {
   std::vector<std::string> diffs;
@@ -117,16 +146,16 @@ int run_query(const QueryOptions& o) {
   if (!o.kernel.empty()) validate_kernel_name(o.kernel);
   const std::string kernel_label = o.kernel.empty() ? "any kernel" : o.kernel;
   const std::string selector = resolve(o.device, "OCCTUNE_DEVICE", "", "");
+  // The selector is checked before any file is opened: a malformed one is a usage error
+  // whether or not the database exists.
+  const DeviceSelector parsed = parse_device_selector(selector);
   const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
 
   DeviceInfo device;
-  if (looks_like_uuid(selector)) {
-    auto known = store.device_by_uuid(selector);
-    if (!known)
-      fail(ExitCode::kNotFound, fmt::format("device {} has no entries in {}; run `occtune tune` "
-                                            "on it first", selector, db_path));
-    device = *known;
+  if (parsed.kind == DeviceSelector::Kind::kUuid) {
+    // A UUID (or a unique prefix, any case) names a device of the store: no GPU is needed.
+    device = device_in_store(store, parsed, db_path);
   } else {
     device = cuda::select_device(selector);
   }

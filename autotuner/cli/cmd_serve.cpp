@@ -1,6 +1,7 @@
 // occtune serve: runs the HTTP query service (autotuner/service) on the store until SIGINT or
 // SIGTERM. The signals are blocked in every thread and taken by one watcher thread (sigwait),
 // which stops the server from ordinary code: nothing runs inside a signal handler.
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -47,11 +48,26 @@ void use_service_logger() {
   spdlog::set_default_logger(logger);
 }
 
+// An address written as numbers must be one (999.1.1.1 would end in getaddrinfo's "No such
+// file or directory"); a host name is left to the resolver.
+void check_bind_address(const std::string& bind) {
+  in6_addr v6{};
+  in_addr v4{};
+  const bool numeric = !bind.empty() && bind.find_first_not_of("0123456789.") == std::string::npos;
+  const bool ipv6 = bind.find(':') != std::string::npos;
+  if (bind.empty() || (numeric && ::inet_pton(AF_INET, bind.c_str(), &v4) != 1) ||
+      (ipv6 && ::inet_pton(AF_INET6, bind.c_str(), &v6) != 1))
+    fail(ExitCode::kUsage, fmt::format("--bind '{}' is not an IPv4 or IPv6 address; use an "
+                                       "address of this machine, e.g. 127.0.0.1 or ::1",
+                                       bind));
+}
+
 int run_serve(const ServeOptions& o) {
   use_service_logger();
   service::ServiceOptions options;
   options.db = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
   options.bind = o.bind;
+  check_bind_address(o.bind);
   options.port = o.port;
   options.allow_hosts = o.allow_hosts;
   if (o.threads < 1 || o.queue < 1)

@@ -8,10 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
@@ -162,6 +165,40 @@ std::string gpu_name(const DeviceInfo& d) {
   return fmt::format("GPU {} {} ({})", d.index, d.name, d.uuid);
 }
 
+// Creates the missing directories above a new store's path, outermost first, and returns
+// them; the errors name the database path, as opening it would.
+std::vector<std::filesystem::path> make_parent_directories(const std::string& db_path) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> missing;
+  for (fs::path dir = fs::path(db_path).parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path()) {
+    std::error_code ec;
+    const auto status = fs::status(dir, ec);
+    if (status.type() != fs::file_type::not_found) {
+      if (!fs::is_directory(status))
+        fail(ExitCode::kRuntime,
+             fmt::format("cannot open database '{}': '{}' is not a directory; pass --db with a "
+                         "writable file path or set OCCTUNE_DB",
+                         db_path, dir.string()));
+      break;
+    }
+    missing.push_back(dir);
+  }
+  std::vector<fs::path> made;
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    std::error_code ec;
+    if (!fs::create_directory(*it, ec) && ec) {
+      for (auto back = made.rbegin(); back != made.rend(); ++back) fs::remove(*back, ec);
+      fail(ExitCode::kRuntime,
+           fmt::format("cannot open database '{}': cannot create directory '{}': {}; pass --db "
+                       "with a writable file path or set OCCTUNE_DB",
+                       db_path, it->string(), ec.message()));
+    }
+    made.push_back(*it);
+  }
+  return made;
+}
+
 int tune_command(const TuneOptions& o, const Context& ctx) {
   const Format format = parse_format(o.format);
   JobConfig job = resolve_job(o);
@@ -175,8 +212,28 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
       resolve_backend_options(selectors[0] == "all" ? "" : selectors[0], !o.no_isolation,
                               o.candidate_timeout, job.candidate_timeout_s);
   if (!o.report.empty()) check_report_path(o.report);
-  auto store = db::Store::open(db_path);
-  const auto backends = make_backends(backend_options, selectors);
+  // An existing store is checked before any GPU work too; a new one is created only once the
+  // GPUs are there, so a tune that fails for lack of one leaves no empty store behind. Its missing
+  // directories are made first (a path that cannot be a store fails here, before the GPU) and
+  // removed again if the GPUs cannot be used.
+  std::optional<db::Store> opened;
+  std::vector<std::filesystem::path> made;
+  if (std::error_code ec; std::filesystem::exists(db_path, ec))
+    opened.emplace(db::Store::open(db_path));
+  else
+    made = make_parent_directories(db_path);
+  std::vector<std::unique_ptr<MeasurementBackend>> backends;
+  try {
+    backends = make_backends(backend_options, selectors);
+  } catch (...) {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) {
+      std::error_code ec;
+      std::filesystem::remove(*it, ec);  // only removes a directory that is still empty
+    }
+    throw;
+  }
+  if (!opened) opened.emplace(db::Store::open(db_path));
+  db::Store& store = *opened;
   std::vector<MeasurementBackend*> devices;
   for (auto& b : backends) devices.push_back(b.get());
   const bool several = devices.size() > 1;

@@ -1,6 +1,8 @@
 #include "autotuner/cli/context.hpp"
 
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "autotuner/core/error.hpp"
 
@@ -19,10 +21,36 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
+namespace {
+
+// The values resolve() answered from the environment in this process, with their variables.
+std::vector<std::pair<std::string, std::string>>& env_sourced() {
+  static std::vector<std::pair<std::string, std::string>> values;
+  return values;
+}
+
+}  // namespace
+
+std::string name_env_source(const std::string& message) {
+  for (auto& [value, variable] : env_sourced())
+    if (message.find("'" + value + "'") != std::string::npos &&
+        message.find(variable) == std::string::npos)
+      return message + " (from " + variable + ")";
+  return message;
+}
+
 std::string resolve(const std::string& flag, const char* env_name, const std::string& config,
                     const std::string& fallback) {
   if (!flag.empty()) return flag;
-  if (auto v = env_or(env_name, ""); !v.empty()) return v;
+  // Set but empty is a mistake (an unexpanded variable in a script), not "use the default".
+  if (const char* v = std::getenv(env_name); v && !*v)
+    fail(ExitCode::kUsage, std::string(env_name) +
+                               " is set but empty; give it a value or unset "
+                               "it");
+  if (auto v = env_or(env_name, ""); !v.empty()) {
+    env_sourced().emplace_back(v, env_name);
+    return v;
+  }
   if (!config.empty()) return config;
   return fallback;
 }

@@ -19,4 +19,9 @@ std::string resolve(const std::string& flag, const char* env_name, const std::st
                     const std::string& fallback);
 std::string env_or(const char* name, const std::string& fallback);
 
+// An error message about a value that resolve() took from an environment variable, with the
+// variable named when the message quotes the value ('...') but not the variable ("... (from
+// OCCTUNE_DEVICE)"): otherwise a user who never typed the value cannot tell where it came from.
+std::string name_env_source(const std::string& message);
+
 }  // namespace occtune::cli

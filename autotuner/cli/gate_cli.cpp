@@ -50,9 +50,10 @@ gate::GateOptions resolve_gate_options(const GateCliOptions& o, double config_th
   gate::GateOptions options;
   const std::string text = resolve(o.threshold, "OCCTUNE_THRESHOLD", "", "");
   options.policy.threshold = text.empty() ? config_threshold : parse_threshold(text);
-  if (o.runners_up < -1 || o.runners_up > 64)
+  const bool given = o.runners_up != kRunnersUpUnset;
+  if (given && (o.runners_up < 0 || o.runners_up > 64))
     fail(ExitCode::kUsage, fmt::format("--runners-up {} is out of range; use 0..64", o.runners_up));
-  options.runners_up = o.runners_up >= 0 ? o.runners_up : config_runners_up;
+  options.runners_up = given ? o.runners_up : config_runners_up;
   options.strict = o.strict;
   options.allow_different_device = o.allow_different_device;
   return options;

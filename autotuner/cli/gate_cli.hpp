@@ -10,9 +10,12 @@
 
 namespace occtune::cli {
 
+// --runners-up not given (any value a user can type, -1 included, is checked).
+inline constexpr int kRunnersUpUnset = -2147483647 - 1;
+
 struct GateCliOptions {
   std::string threshold;  // percent, "5" or "5%"; empty: env OCCTUNE_THRESHOLD, config, 5%
-  int runners_up = -1;    // -1: config, else 2
+  int runners_up = kRunnersUpUnset;  // unset: config, else 2
   bool strict = false;
   bool allow_different_device = false;
   std::string format = "table";

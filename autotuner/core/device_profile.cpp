@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 
+#include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/embedded_configs.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/toml.hpp"  // toml++ with the 3.3.0 fix
@@ -314,32 +315,12 @@ DeviceInfo parse_device_profile(std::string_view toml_text, const std::string& o
   d.memory_clock_khz = int(r.integer("memory_clock_mhz", 1, INT_MAX / 1000) * 1000);
   d.memory_bus_width = r.positive_int("memory_bus_width");
 
-  // Relations every real GPU satisfies; breaking one means a mistyped number.
-  if (d.max_threads_per_sm % d.warp_size != 0)
-    r.bad(
-        "max_threads_per_sm",
-        fmt::format("({}) is not a multiple of warp_size ({})", d.max_threads_per_sm, d.warp_size),
-        "check both against the CUDA Programming Guide table for this compute capability");
-  if (d.max_threads_per_block > d.max_threads_per_sm)
-    r.bad("max_threads_per_block",
-          fmt::format("({}) exceeds max_threads_per_sm ({})", d.max_threads_per_block,
-                      d.max_threads_per_sm),
-          "check both against the CUDA Programming Guide table for this compute capability");
-  if (d.regs_per_block > d.regs_per_sm)
-    r.bad("regs_per_block",
-          fmt::format("({}) exceeds regs_per_sm ({})", d.regs_per_block, d.regs_per_sm),
-          "check both against the CUDA Programming Guide table for this compute capability");
-  if (d.shared_mem_per_block_optin < d.shared_mem_per_block)
-    r.bad("shared_mem_per_block_optin",
-          fmt::format("({}) is below shared_mem_per_block ({})", d.shared_mem_per_block_optin,
-                      d.shared_mem_per_block),
-          "the opt-in limit is at least the default one; where there is no opt-in, repeat the "
-          "default value");
-  if (d.shared_mem_per_block_optin > d.shared_mem_per_sm)
-    r.bad("shared_mem_per_block_optin",
-          fmt::format("({}) exceeds shared_mem_per_sm ({})", d.shared_mem_per_block_optin,
-                      d.shared_mem_per_sm),
-          "check both against the CUDA Programming Guide table for this compute capability");
+  // The hardware's range and the relations every real GPU satisfies, shared with every other
+  // way device properties enter (probe, import, stored rows).
+  if (auto problem = device_problem(d, DeviceFieldNames::kProfile, /*informational_required=*/true))
+    r.bad(problem->field, problem->problem,
+          fmt::format("use the published value, e.g. {} = {}", problem->field,
+                      example_for(problem->field)));
 
   d.source = "profile:" + origin;
   d.driver_version = 0;
@@ -365,6 +346,12 @@ DeviceInfo load_device_profile(const std::string& name_or_file) {
     return parse_device_profile(text.str(), name_or_file);
   }
 
+  // Something written as a path names a file, not a profile: say that the file is missing.
+  if (name_or_file.find('/') != std::string::npos || lower(name_or_file).ends_with(".toml"))
+    fail(ExitCode::kUsage,
+         fmt::format("device profile file '{}' does not exist (or is not a regular file); check "
+                     "the path, or pass a shipped profile name: {}",
+                     name_or_file, joined_profile_names()));
   fail(ExitCode::kUsage,
        fmt::format("unknown device profile '{}'; known profiles: {} (or pass a path to a .toml "
                    "profile)",

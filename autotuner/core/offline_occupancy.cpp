@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/error.hpp"
 #include "kernels/kernel_manifest.hpp"
 
@@ -91,13 +92,24 @@ kernels::ResourceLookup lookup_resources(const std::string& symbol, const Device
   return found;
 }
 
+// The arithmetic below divides by the warp size and walks block sizes in warp steps up to the
+// thread limit, so properties outside the hardware's range are refused before any of it runs.
+void require_plannable(const DeviceInfo& device) {
+  require_valid_device(device, device_label(device), ExitCode::kUsage,
+                       "correct the device profile, or tune on the device again so its "
+                       "properties are read afresh");
+}
+
 }  // namespace
 
-OfflineOccupancy::OfflineOccupancy(DeviceInfo device) : device_(std::move(device)) {}
+OfflineOccupancy::OfflineOccupancy(DeviceInfo device) : device_(std::move(device)) {
+  require_plannable(device_);
+}
 
 OccupancyAnswer OfflineOccupancy::compute(const DeviceInfo& device, int registers, int static_smem,
                                           int max_threads_per_block, int barriers, int threads,
                                           std::size_t dynamic_smem) {
+  require_plannable(device);
   if (threads <= 0)
     fail(ExitCode::kUsage,
          fmt::format("block size {} is not positive; ask about at least one thread", threads));

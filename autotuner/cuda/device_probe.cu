@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/device_selector.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
@@ -79,6 +80,9 @@ std::vector<DeviceInfo> probe_devices() {
     d.runtime_version = runtime;
     char bus[32] = {0};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) d.pci_bus_id = bus;
+    // A driver answering outside the hardware's range would crash the occupancy arithmetic.
+    require_valid_device(d, "GPU " + std::to_string(i) + " (" + d.name + ")", ExitCode::kRuntime,
+                         "the driver reports impossible values; update or reinstall it");
     out.push_back(std::move(d));
   }
   return out;

@@ -14,6 +14,8 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <thread>
 
 #include "autotuner/core/error.hpp"
 
@@ -97,6 +99,7 @@ class ConnectionStream final : public httplib::Stream {
     const std::size_t n = std::min({size, end_ - pos_, limits_.max_request_head - consumed_});
     std::memcpy(ptr, buf_.data() + pos_, n);
     if (!ex_.line_complete && std::memchr(ptr, '\n', n)) ex_.line_complete = true;
+    ex_.head_lines += static_cast<std::size_t>(std::count(ptr, ptr + n, '\n'));
     pos_ += n;
     consumed_ += n;
     return static_cast<ssize_t>(n);
@@ -373,6 +376,8 @@ httplib::Server::HandlerResponse HttpServer::check(const httplib::Request& req,
     if (h.first != "REMOTE_ADDR" && h.first != "REMOTE_PORT" && h.first != "LOCAL_ADDR" &&
         h.first != "LOCAL_PORT")
       ++fields;
+  // The request line and the blank line end aside, every line of the head is a field.
+  fields = std::max(fields, ex.head_lines > 2 ? ex.head_lines - 2 : 0);
   if (fields > limits_.max_headers) {
     ex.close_after = true;
     send_problem(res, headers_too_large(limits_.max_request_head));
@@ -463,7 +468,67 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
     close_socket(sock, true);
     return true;
   }
+  serve_connection(sock, Clock::now());
+  return true;
+}
 
+bool HttpServer::await_head(socket_t sock, Clock::time_point accepted) {
+  std::string head;
+  bool looked = false;
+  for (;;) {
+    // Look without reading, so a connection put back in the queue loses nothing.
+    head.resize(limits_.max_request_head);
+    const ssize_t n = ::recv(sock, head.data(), head.size(), MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+      return true;  // closed or failed: the read says which
+    if (n < 0) {
+      // Nothing sent yet: as the connection loop does between requests, give the worker up
+      // (closing) when others wait and the client has been idle a moment, or at the first-byte
+      // deadline; else wait for a byte.
+      const auto idle = Clock::now() - accepted;
+      const BoundedTaskQueue* queue = queue_.load();
+      if (idle >= limits_.read_timeout || stop_requested_.load() ||
+          (queue && queue->waiting() > 0 && idle >= limits_.yield_after)) {
+        close_socket(sock, false);
+        return false;
+      }
+      poll_for(sock, POLLIN, milliseconds(50));
+      continue;
+    }
+    const std::size_t got = static_cast<std::size_t>(n);
+    head.resize(got);
+    if (got >= limits_.max_request_head || head.find("\r\n\r\n") != std::string::npos ||
+        head.find("\n\n") != std::string::npos)
+      return true;  // the whole head is here (or more than may be read): serve it now
+    auto refuse = [&](const Problem& problem) {
+      Exchange& ex = current_exchange();
+      ex = Exchange{};
+      ex.start = Clock::now();
+      write_canned(sock, problem);
+      close_socket(sock, true);
+      return false;
+    };
+    // The same answer as a head read that runs out of time.
+    if (Clock::now() - accepted >= limits_.head_timeout) return refuse(request_timeout());
+    // New connections wait for a worker: after one short look, park this one behind them. The
+    // look keeps workers from spinning through parked connections.
+    BoundedTaskQueue* queue = queue_.load();
+    const bool others_wait = queue && queue->waiting() > 0 && !stop_requested_.load();
+    if (others_wait && looked) {
+      if (!queue->park([this, sock, accepted] { serve_connection(sock, accepted); }))
+        return refuse(overloaded());
+      return false;
+    }
+    looked = true;
+    // Partly arrived data keeps the socket readable: sleep rather than poll.
+    std::this_thread::sleep_for(milliseconds(others_wait ? 10 : 50));
+  }
+}
+
+void HttpServer::serve_connection(socket_t sock, Clock::time_point accepted) {
+  if (!await_head(sock, accepted)) return;
+  Exchange& ex = current_exchange();
+  ex = Exchange{};
   ConnectionStream stream(sock, limits_, ex);
   bool linger = false;
   for (std::size_t served = 0; served < limits_.keep_alive_max; ++served) {
@@ -495,7 +560,6 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
     }
   }
   close_socket(sock, linger);
-  return true;
 }
 
 }  // namespace occtune::service

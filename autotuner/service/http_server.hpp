@@ -52,6 +52,8 @@ struct Exchange {
   bool timed_out = false;       // the head did not arrive in time
   bool responded = false;       // response bytes were written
   bool shedding = false;        // this connection only gets a 503
+  std::size_t head_lines = 0;   // lines of the head read so far: httplib drops some headers
+                                // (an empty value), so the field cap counts lines too
 };
 Exchange& current_exchange();
 
@@ -83,6 +85,10 @@ class HttpServer final : public httplib::Server {
   HandlerResponse check(const httplib::Request& req, httplib::Response& res);
   bool host_allowed(const std::string& host) const;
   bool wait_for_request(socket_t sock, bool buffered, std::size_t served) const;
+  // A new connection whose request head has not fully arrived does not hold a worker while
+  // other connections wait: it goes back to the end of the queue (false: parked or closed).
+  bool await_head(socket_t sock, std::chrono::steady_clock::time_point accepted);
+  void serve_connection(socket_t sock, std::chrono::steady_clock::time_point accepted);
   void write_canned(socket_t sock, const Problem& problem);
   void record(const httplib::Request* req, int status, std::size_t body_bytes);
 

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include "autotuner/service/problem.hpp"
 #include "kernels/registry.hpp"
 
@@ -81,8 +85,9 @@ std::int64_t QueryParams::positive(std::string_view name, std::int64_t max) cons
   std::int64_t value = 0;
   for (char c : v) {
     if (c < '0' || c > '9') throw BadParameter{std::string(name), bad};
-    value = value * 10 + (c - '0');  // at most 19 digits: no overflow before the range check
-    if (value > max) throw BadParameter{std::string(name), bad};
+    // Checked before it happens: 19 digits can exceed INT64_MAX (cursor=9223372036854775808).
+    if (value > (max - (c - '0')) / 10) throw BadParameter{std::string(name), bad};
+    value = value * 10 + (c - '0');
   }
   return value;
 }
@@ -120,6 +125,86 @@ std::string QueryParams::choice(std::string_view name,
 
 bool QueryParams::boolean_or(std::string_view name, bool fallback) const {
   return choice(name, {"true", "false"}, fallback ? "true" : "false") == "true";
+}
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A parameter name as httplib decodes it: %XX escapes and '+' for a space.
+std::string decoded_name(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+        hex_value(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i] == '+' ? ' ' : text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void reject_repeated_names(std::string_view target) {
+  const auto question = target.find('?');
+  if (question == std::string_view::npos) return;
+  std::string_view query = target.substr(question + 1);
+  if (auto hash = query.find('#'); hash != std::string_view::npos) query = query.substr(0, hash);
+  std::vector<std::string> names;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    std::string name = decoded_name(pair.substr(0, pair.find('=')));
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw BadParameter{name, "given more than once"};
+    names.push_back(std::move(name));
+  }
+}
+
+std::string BestRequest::cache_key() const {
+  return fmt::format("best\n{}\n{}\n{}\n{}\n{}\n{}", device, kernel, shape.str(), dtype,
+                     layout, fallback ? 1 : 0);
+}
+
+BestRequest parse_best(const QueryParams::Multimap& params) {
+  const QueryParams p(params,
+                      {"device", "kernel", "m", "n", "k", "dtype", "layout", "fallback"});
+  BestRequest r;
+  r.device = p.uuid("device");
+  // No kernel: the fastest correct configuration of any family (db/lookup.hpp).
+  r.kernel = p.optional_kernel("kernel").value_or("");
+  r.shape = Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
+                  p.positive("k", kMaxDimension)};
+  r.dtype = p.choice("dtype", {"f32"}, "f32");
+  r.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
+  r.fallback = p.boolean_or("fallback", true);
+  return r;
+}
+
+std::string ConfigsRequest::cache_key() const {
+  return fmt::format("configs\n{}\n{}\n{}\n{}\n{}", device.value_or("*"), kernel.value_or("*"),
+                     layout.value_or("*"), limit, cursor);
+}
+
+ConfigsRequest parse_configs(const QueryParams::Multimap& params) {
+  const QueryParams p(params, {"device", "kernel", "layout", "limit", "cursor"});
+  ConfigsRequest r;
+  r.device = p.optional_uuid("device");
+  r.kernel = p.optional_kernel("kernel");
+  if (p.has("layout")) r.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
+  r.limit = static_cast<int>(p.positive_or("limit", 500, 100));
+  r.cursor = p.positive_or("cursor", std::numeric_limits<std::int64_t>::max(), 0);
+  return r;
 }
 
 }  // namespace occtune::service

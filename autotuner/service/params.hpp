@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "autotuner/core/shape.hpp"
+
 namespace occtune::service {
 
 struct BadParameter {
@@ -45,5 +47,32 @@ class QueryParams {
   const std::string* find(std::string_view name) const;
   const Multimap& params_;
 };
+
+// httplib drops a repeated identical pair (`m=1024&m=1024`) while parsing, so repeats are
+// found in the raw request target: throws BadParameter for a name given more than once.
+void reject_repeated_names(std::string_view target);
+
+// The validated parameters of the routes that read the store. An answer is cached under
+// cache_key(), built from these values (never from the raw query text), so two requests share
+// an answer exactly when they ask the same question.
+struct BestRequest {
+  std::string device;
+  std::string kernel;  // empty: the fastest configuration of any family
+  Shape shape;
+  std::string dtype;
+  std::string layout = "nn";
+  bool fallback = true;
+  std::string cache_key() const;
+};
+// Throws BadParameter for a name the route does not take, a repeat, or a bad value.
+BestRequest parse_best(const QueryParams::Multimap& params);
+
+struct ConfigsRequest {
+  std::optional<std::string> device, kernel, layout;
+  int limit = 100;
+  std::int64_t cursor = 0;  // 0: the first page
+  std::string cache_key() const;
+};
+ConfigsRequest parse_configs(const QueryParams::Multimap& params);
 
 }  // namespace occtune::service

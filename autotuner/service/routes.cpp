@@ -39,7 +39,8 @@ struct Answer {
 };
 
 // One per worker thread: its store connection and the answers derived from the version of the
-// database that connection last saw. Bounded: past kMaxCached answers the cache starts over.
+// database that connection last saw. Bounded in answers and in bytes (a /v1/configs page of 500
+// entries is about 1 MB): past either bound the cache starts over.
 // What the database looked like when answers were derived: the WAL index header when it can be
 // watched, else this connection's PRAGMA data_version (values of one connection only).
 struct DataVersion {
@@ -50,10 +51,16 @@ struct DataVersion {
 
 struct WorkerState {
   static constexpr std::size_t kMaxCached = 256;
+  static constexpr std::size_t kMaxCachedBytes = 4 << 20;
   std::uint64_t owner = 0;
   std::optional<db::Store> store;
   std::optional<DataVersion> version;
   std::unordered_map<std::string, Answer> cache;
+  std::size_t cached_bytes = 0;
+  void clear_cache() {
+    cache.clear();
+    cached_bytes = 0;
+  }
 };
 thread_local WorkerState tls_state;
 
@@ -83,15 +90,13 @@ json device_summary(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version}};
 }
 
-Answer best_answer(db::Store& store, const QueryParams& p) {
-  const std::string uuid = p.uuid("device");
-  // No kernel: the fastest correct configuration of any family (db/lookup.hpp).
-  const std::string kernel = p.optional_kernel("kernel").value_or("");
-  const Shape shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
-                    p.positive("k", kMaxDimension)};
-  const std::string dtype = p.choice("dtype", {"f32"}, "f32");
-  const std::string layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
-  const bool fallback = p.boolean_or("fallback", true);
+Answer best_answer(db::Store& store, const BestRequest& r) {
+  const std::string& uuid = r.device;
+  const std::string& kernel = r.kernel;
+  const Shape shape = r.shape;
+  const std::string& dtype = r.dtype;
+  const bool fallback = r.fallback;
+  const std::string& layout = r.layout;
 
   auto records = store.device_records(uuid);
   if (records.empty()) return problem_answer(unknown_device(uuid));
@@ -133,14 +138,14 @@ Answer best_answer(db::Store& store, const QueryParams& p) {
   return a;
 }
 
-Answer configs_answer(db::Store& store, const QueryParams& p) {
+Answer configs_answer(db::Store& store, const ConfigsRequest& r) {
   db::EntryQuery q;
   q.order = db::EntryQuery::Order::kRunId;
-  q.device_uuid = p.optional_uuid("device");
-  q.kernel = p.optional_kernel("kernel");
-  if (p.has("layout")) q.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
-  q.limit = static_cast<int>(p.positive_or("limit", 500, 100));
-  q.before_run_id = p.positive_or("cursor", std::numeric_limits<std::int64_t>::max(), 0);
+  q.device_uuid = r.device;
+  q.kernel = r.kernel;
+  q.limit = r.limit;
+  q.before_run_id = r.cursor;
+  q.layout = r.layout;
   const db::EntryPage page = store.entries(q);
   json entries = json::array();
   for (auto& e : page.entries) entries.push_back(output::to_json(e));
@@ -178,8 +183,9 @@ Routes::Routes(std::filesystem::path db, int busy_timeout_ms, std::string versio
 Route Routes::operator()(const httplib::Request& req, httplib::Response& res) {
   const Route route = route_of(req.path);
   WorkerState& state = tls_state;
-  if (state.owner != id_) state = WorkerState{id_, std::nullopt, std::nullopt, {}};
+  if (state.owner != id_) state = WorkerState{id_, std::nullopt, std::nullopt, {}, 0};
   try {
+    reject_repeated_names(req.target);
     switch (route) {
       case Route::kOther:
         send_problem(res, not_found(req.path));
@@ -198,22 +204,21 @@ Route Routes::operator()(const httplib::Request& req, httplib::Response& res) {
         break;
     }
 
+    // Every parameter is validated before anything else (the cache included) sees it.
     std::string cache_key;
-    std::optional<QueryParams> params;
+    std::optional<BestRequest> best;
+    std::optional<ConfigsRequest> configs;
     switch (route) {
       case Route::kBest:
-        params.emplace(req.params, std::initializer_list<std::string_view>{
-                                       "device", "kernel", "m", "n", "k", "dtype", "layout",
-                                       "fallback"});
-        cache_key = "best";
+        best = parse_best(req.params);
+        cache_key = best->cache_key();
         break;
       case Route::kConfigs:
-        params.emplace(req.params, std::initializer_list<std::string_view>{
-                                       "device", "kernel", "layout", "limit", "cursor"});
-        cache_key = "configs";
+        configs = parse_configs(req.params);
+        cache_key = configs->cache_key();
         break;
       default:  // /healthz, /v1/devices
-        params.emplace(req.params, std::initializer_list<std::string_view>{});
+        QueryParams(req.params, {});
         cache_key = "devices";
         break;
     }
@@ -233,7 +238,7 @@ Route Routes::operator()(const httplib::Request& req, httplib::Response& res) {
       version.connection = store.data_version();
     }
     if (version != state.version) {
-      state.cache.clear();
+      state.clear_cache();
       state.version = version;
     }
     if (route == Route::kHealthz) {
@@ -242,20 +247,16 @@ Route Routes::operator()(const httplib::Request& req, httplib::Response& res) {
       res.set_content(dump({{"status", "ok"}, {"version", version_}}), std::string(kJson));
       return route;
     }
-    // Parameters are validated and unique, so their sorted text identifies the answer.
-    for (auto& [name, value] : req.params) {
-      cache_key += '\n';
-      cache_key += name;
-      cache_key += '=';
-      cache_key += value;
-    }
-
     auto cached = state.cache.find(cache_key);
     if (cached == state.cache.end()) {
-      Answer a = route == Route::kBest      ? best_answer(store, *params)
-                 : route == Route::kConfigs ? configs_answer(store, *params)
-                                            : devices_answer(store);
-      if (state.cache.size() >= WorkerState::kMaxCached) state.cache.clear();
+      Answer a = best      ? best_answer(store, *best)
+                 : configs ? configs_answer(store, *configs)
+                           : devices_answer(store);
+      const std::size_t bytes = a.body.size() + cache_key.size();
+      if (state.cache.size() >= WorkerState::kMaxCached ||
+          state.cached_bytes + bytes > WorkerState::kMaxCachedBytes)
+        state.clear_cache();
+      state.cached_bytes += bytes;
       cached = state.cache.emplace(std::move(cache_key), std::move(a)).first;
     }
     const Answer& answer = cached->second;

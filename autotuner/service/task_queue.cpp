@@ -42,6 +42,16 @@ void BoundedTaskQueue::enqueue(std::function<void()> fn) {
   }
 }
 
+bool BoundedTaskQueue::park(std::function<void()> fn) {
+  {
+    std::lock_guard lock(mutex_);
+    if (parked_.size() >= capacity_ && !stopping_) return false;
+    parked_.push_back(std::move(fn));
+  }
+  job_ready_.notify_one();
+  return true;
+}
+
 void BoundedTaskQueue::shutdown() {
   {
     std::lock_guard lock(mutex_);
@@ -64,11 +74,14 @@ void BoundedTaskQueue::work(bool shedder) {
     std::function<void()> fn;
     {
       std::unique_lock lock(mutex_);
-      ready.wait(lock, [&] { return stopping_ || !queue.empty(); });
+      ready.wait(lock,
+                 [&] { return stopping_ || !queue.empty() || (!shedder && !parked_.empty()); });
+      // A worker takes a parked connection only when no new one waits.
+      auto& source = !shedder && queue.empty() && !parked_.empty() ? parked_ : queue;
       // Connections already accepted are still served (quickly: the server sees it stopping).
-      if (queue.empty()) return;
-      fn = std::move(queue.front());
-      queue.pop_front();
+      if (source.empty()) return;
+      fn = std::move(source.front());
+      source.pop_front();
       if (!shedder) waiting_.store(jobs_.size(), std::memory_order_relaxed);
     }
     space_.notify_one();

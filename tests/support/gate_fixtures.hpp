@@ -13,6 +13,7 @@
 #include "autotuner/core/stats.hpp"
 #include "db/store.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/seed_store.hpp"
 
 namespace occtune::testing {
 
@@ -38,21 +39,11 @@ inline std::vector<double> gpu_like_samples(std::mt19937_64& rng, double median_
   return out;
 }
 
+// An H100 with every property the probe reports (exports of these stores pass import
+// validation), under a chosen UUID and driver.
 inline DeviceInfo gate_device(const std::string& uuid = "GPU-11111111-2222-3333-4444-555555555555",
                               int driver = 13000) {
-  DeviceInfo d;
-  d.index = 0;
-  d.uuid = uuid;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.source = "runtime";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.max_threads_per_block = 1024;
-  d.l2_bytes = 52428800;
-  d.driver_version = driver;
-  d.runtime_version = 13000;
-  return d;
+  return seed_device(uuid, "NVIDIA H100 80GB HBM3", 9, 0, driver);
 }
 
 // What one synthetic candidate of a run looks like.

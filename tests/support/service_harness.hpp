@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +19,14 @@
 #include "tests/support/temp_dir.hpp"
 
 namespace occtune::testing {
+
+// This process's resident memory in KiB (the in-process server's growth shows here).
+inline long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return 0;
+}
 
 class RunningService {
  public:

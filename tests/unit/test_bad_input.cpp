@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -321,12 +322,77 @@ TEST(BadInput, DatabasePaths) {
     expect_rejected({run + (ro / "x.db").string(), 4, (ro / "x.db").string()}, w);
   }
 
-  // A missing directory is created: the store makes its parents. The selector names no GPU, so
-  // this ends after the store is open, with or without a GPU on the machine (2 or 4).
+  // A new store and its missing directories are created only once the GPU is there (issue
+  // #16): the selector names no GPU, so this ends before, with or without a GPU on the machine
+  // (2 or 4), and leaves nothing behind.
   const auto nested = w.dir / "new" / "sub" / "x.db";
   const auto r = testing::run_cli(run + nested.string() + " --device GPU-00000000-0000");
   EXPECT_TRUE(r.code == 2 || r.code == 4) << r.err;
-  EXPECT_TRUE(fs::exists(nested)) << r.err;
+  EXPECT_FALSE(fs::exists(w.dir / "new")) << r.err;
+}
+
+// Issue #16, "bad input that is unclear": each of these was silently accepted, answered with a
+// misleading message, or touched a file before the input was checked.
+TEST(BadInput, UnclearCasesOfIssue16) {
+  Workspace w;
+  const std::string db = " --db " + w.db.string();
+  const std::string missing = (w.dir / "missing.db").string();
+  const std::string long_value(100000, 'x');
+  expect_all(
+      {
+          {"query --shape 8x8x8" + db, 2, "OCCTUNE_LOG_LEVEL='DEBUGX'", "OCCTUNE_LOG_LEVEL=DEBUGX"},
+          {"query --shape 8x8x8" + db, 2, "OCCTUNE_LOG_LEVEL", "OCCTUNE_LOG_LEVEL="},
+          // Input before I/O: the selector is named, not the missing database.
+          {"query --device not-a-uuid --shape 8x8x8 --db " + missing, 2, "not-a-uuid"},
+          // Empty values are errors, not defaults.
+          {"query --db '' --shape 8x8x8", 2, "--db"},
+          {"query --device '' --shape 8x8x8" + db, 2, "--device"},
+          {"tune --config ''" + db, 2, "--config"},
+          {"query --shape 8x8x8", 2, "OCCTUNE_DB", "OCCTUNE_DB="},
+          {"check --runners-up -1" + db, 2, "-1"},
+          {"serve --port 0x50" + db, 2, "0x50"},
+          {"tune --samples abc" + db, 2, "'abc'"},
+          {"db frobnicate", 2, "frobnicate"},
+          {"plan --profile a100 --profile h100", 2, "--profile was given 2 times"},
+          {"plan --profile " + (w.dir / "missing.toml").string(), 2, "does not exist"},
+          {"serve --bind 999.1.1.1" + db, 2, "999.1.1.1"},
+          // A value from the environment: the message names the variable.
+          {"query --shape 8x8x8" + db, 2, "(from OCCTUNE_DEVICE)", "OCCTUNE_DEVICE=not-a-uuid"},
+          {"tune" + db, 2, "(from OCCTUNE_CONFIG)",
+           "OCCTUNE_CONFIG=" + (w.dir / "absent.toml").string()},
+      },
+      w);
+  EXPECT_FALSE(fs::exists(missing));
+
+  // A 100,000-character value is cut, once, and the fix at the end survives.
+  const auto r = testing::run_cli("query --shape " + long_value + db);
+  EXPECT_EQ(r.code, 2) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 1000u);
+  EXPECT_NE(r.err.find("bytes cut"), std::string::npos) << r.err;
+
+  // Level names in any case are accepted.
+  EXPECT_NE(testing::run_cli("query --shape 8x8x8" + db, "OCCTUNE_LOG_LEVEL=Warning").code, 2);
+  // A UUID prefix is resolved against the store: the device is found (no "no entries"), the
+  // lookup then misses (that run has no correct result).
+  const auto prefix = testing::run_cli("query --device gpu-11111111 --shape 8x8x8" + db);
+  EXPECT_EQ(prefix.code, 3) << prefix.err;
+  EXPECT_EQ(prefix.err.find("has no entries"), std::string::npos) << prefix.err;
+  EXPECT_EQ(testing::slurp(w.db), w.before);
+}
+
+TEST(BadInput, NoGpuCreatesNothingAndJsonSaysSo) {
+  if (testing::gpu_visible()) GTEST_SKIP() << "a GPU is visible: these cases would run for real";
+  Workspace w;
+  const fs::path fresh = w.dir / "new" / "occtune.db";
+  const auto tune = testing::run_cli("tune --shape 64x64x64 --db " + fresh.string());
+  EXPECT_EQ(tune.code, 4) << tune.err;
+  EXPECT_FALSE(fs::exists(fresh.parent_path())) << "a failed tune created the store";
+  const auto devices = testing::run_cli("devices --format json");
+  EXPECT_EQ(devices.code, 4);
+  const auto doc = nlohmann::json::parse(devices.out);
+  EXPECT_EQ(doc.at("kind"), "devices");
+  EXPECT_TRUE(doc.at("devices").empty());
+  EXPECT_NE(doc.at("error").get<std::string>().find("no CUDA device"), std::string::npos);
 }
 
 }  // namespace

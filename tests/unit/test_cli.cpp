@@ -144,7 +144,9 @@ TEST(Cli, WithoutAGpuTuneAndDevicesExplainHowToPlanOffline) {
   auto r = run_cli("tune --db " + (tmp.path / "t.db").string());
   expect_error(r, 4, "no CUDA device is visible");
   EXPECT_NE(r.err.find("occtune plan --profile h100"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path / "t.db")) << "a tune without a GPU created the store";
   expect_error(run_cli("devices"), 4, "no CUDA device is visible");
+  db::Store::open(tmp.path / "t.db");  // a store to query: the GPU probe is what fails
   expect_error(run_cli("query --device 0 --shape 8x8x8 --db " + (tmp.path / "t.db").string()), 4,
                "no CUDA device");
 }

@@ -75,7 +75,7 @@ TEST(DbDoctor, DamagedDatabaseIsReportedThenRepairedByMovingItAside) {
   EXPECT_NE(r.out.find("verdict    damaged"), std::string::npos) << r.out;
   EXPECT_EQ(read_bytes(path), damaged);  // diagnosing changes nothing
 
-  const auto q = run_cli("query --shape 256x256x256 --device GPU-x --db " + path.string());
+  const auto q = run_cli("query --shape 256x256x256 --device GPU-0000 --db " + path.string());
   expect_one_line_error(q, 4, path.string());
   EXPECT_NE(q.err.find("occtune db doctor"), std::string::npos) << q.err;
   EXPECT_EQ(read_bytes(path), damaged);  // nor does a reader
@@ -126,7 +126,7 @@ TEST(DbDoctor, NewerSchemaIsExitThreeAndNeverWritten) {
   const std::string before = read_bytes(path);
   for (const std::string args :
        {"db doctor --db ", "db doctor --repair --db ", "tune --shape 64x64x64 --db ",
-        "query --shape 64x64x64 --device GPU-x --db "}) {
+        "query --shape 64x64x64 --device GPU-0000 --db "}) {
     const auto r = run_cli(args + path.string());
     expect_one_line_error(r, 3, path.string());
     EXPECT_NE(r.err.find("newer occtune"), std::string::npos) << args << r.err;
@@ -139,7 +139,7 @@ TEST(DbPaths, EachBadPathGetsOneLineTheCodeAndNothingLost) {
   TempDir dir("paths");
   // A directory.
   for (const std::string command :
-       {"db doctor", "tune --shape 64x64x64", "query --shape 64x64x64 --device GPU-x"}) {
+       {"db doctor", "tune --shape 64x64x64", "query --shape 64x64x64 --device GPU-0000"}) {
     const auto r = run_cli(command + " --db " + dir.path.string());
     expect_one_line_error(r, 4, dir.path.string());
     EXPECT_NE(r.err.find("directory"), std::string::npos) << command << ": " << r.err;
@@ -150,7 +150,7 @@ TEST(DbPaths, EachBadPathGetsOneLineTheCodeAndNothingLost) {
   const std::string notes_bytes = read_bytes(notes);
   for (const std::string command : {"db doctor", "db doctor --repair", "tune --shape 64x64x64",
                                     "query --shape 64x64x64 "
-                                    "--device GPU-x"}) {
+                                    "--device GPU-0000"}) {
     const auto r = run_cli(command + " --db " + notes.string());
     expect_one_line_error(r, 4, notes.string());
     EXPECT_NE(r.err.find("not an SQLite database"), std::string::npos) << command << r.err;
@@ -159,7 +159,7 @@ TEST(DbPaths, EachBadPathGetsOneLineTheCodeAndNothingLost) {
   EXPECT_TRUE(files_containing(dir.path, ".corrupt-").empty());
   // A missing directory: readers say there is nothing yet (and create nothing).
   const fs::path missing = dir.path / "missing" / "occtune.db";
-  for (const std::string command : {"db doctor", "query --shape 64x64x64 --device GPU-x"}) {
+  for (const std::string command : {"db doctor", "query --shape 64x64x64 --device GPU-0000"}) {
     const auto r = run_cli(command + " --db " + missing.string());
     expect_one_line_error(r, 3, missing.string());
     EXPECT_NE(r.err.find("occtune tune"), std::string::npos) << r.err;

@@ -187,8 +187,9 @@ TEST(Gate, LayoutsAreSeparateKeys) {
 TEST(Gate, OtherDriverIsIncompatibleUnlessAllowed) {
   Snapshot base, current;
   std::mt19937_64 rng(4);
-  add_tuning_run(base.store(), gate_device("GPU-1", 12080), kSquare, {{32, 0.26}}, rng, kNoise);
-  add_tuning_run(current.store(), gate_device("GPU-1", 13000), kSquare, {{32, 0.26}}, rng, kNoise);
+  const std::string uuid = "GPU-10000000-2222-3333-4444-555555555555";
+  add_tuning_run(base.store(), gate_device(uuid, 12080), kSquare, {{32, 0.26}}, rng, kNoise);
+  add_tuning_run(current.store(), gate_device(uuid, 13000), kSquare, {{32, 0.26}}, rng, kNoise);
   GateReport report = compare_runs(base.records(), current.records(), {});
   ASSERT_EQ(report.keys.size(), 1u);
   EXPECT_EQ(report.keys[0].verdict, Verdict::kIncompatible);

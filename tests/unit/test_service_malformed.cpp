@@ -24,13 +24,6 @@ using std::chrono::seconds;
 
 constexpr const char* kDevice = "GPU-aaaaaaaa-0000-4000-8000-000000000001";
 
-long resident_kib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return 0;
-}
-
 class Malformed : public ::testing::Test {
  protected:
   void SetUp() override {
