@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -125,7 +126,7 @@ class SgemmApi : public ::testing::Test {
     EXPECT_EQ(bad, 0);
   }
 
-  TempDir dir_;
+  testing::TempDir dir_;
   cublasHandle_t handle_ = nullptr;
 };
 
