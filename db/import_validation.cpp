@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <regex>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "autotuner/core/device_limits.hpp"
@@ -24,6 +26,7 @@
 #include "autotuner/core/shape.hpp"
 #include "db/codec.hpp"
 #include "db/exchange.hpp"
+#include "kernels/kernel_manifest.hpp"
 #include "kernels/registry.hpp"
 
 namespace occtune::db {
@@ -350,17 +353,58 @@ void check_device(const json& value, const std::string& path, const std::string&
 
 // The family's variant named by a measurement: "" (none) or one of its registered symbols.
 const kernels::VariantInfo* find_variant(const std::string& family, const std::string& symbol) {
-  for (auto* v : kernels::variants_of(family))
+  for (auto* v : kernels::all_variants_of(family))
     if (v->symbol == symbol) return v;
   return nullptr;
 }
 
+// A variant's template head: the symbol up to its integer arguments ("NT<RegBlocked" for
+// "NT<RegBlocked<128,256,8>>"), or "" when what follows the head is not integer arguments and
+// closing brackets only.
+std::string template_head(const std::string& symbol) {
+  const auto open = symbol.find_first_of("0123456789-");
+  if (open == std::string::npos || open == 0 || symbol[open - 1] != '<') return "";
+  for (std::size_t i = open; i < symbol.size(); ++i) {
+    const char c = symbol[i];
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == ',' || c == '-' || c == '>'))
+      return "";
+  }
+  return symbol.substr(0, open - 1);
+}
+
+// Another kernel build (a fleet node on another version, an older store) has other variants, so
+// its symbols cannot be looked up in this binary's registry; they must still be one of the
+// family's templates with integer arguments, never an arbitrary name ("Evil<1337>").
+bool is_family_template(const std::string& family, const std::string& symbol) {
+  const std::string head = template_head(symbol);
+  if (head.empty()) return false;
+  for (auto* v : kernels::all_variants_of(family))
+    if (template_head(v->symbol) == head) return true;
+  return false;
+}
+
+// "name=int,name=int", the form a variant's parameters are stored in.
+bool is_param_list(const std::string& params) {
+  static const std::regex form(R"(([a-z_][a-z0-9_]*=-?[0-9]+)(,[a-z_][a-z0-9_]*=-?[0-9]+)*)");
+  return params.empty() || std::regex_match(params, form);
+}
+
 void check_measurement(const json& value, const std::string& path, const std::string& origin,
-                       const ImportLimits& limits, const std::string& kernel, double tolerance) {
+                       const ImportLimits& limits, const std::string& kernel, double tolerance,
+                       bool this_build) {
   const Fields f(value, path, origin, limits);
   const std::string variant = f.text("variant", limits.max_name);
   const std::string params = f.text("params", limits.max_name);
-  if (!variant.empty()) {
+  if (!variant.empty() && !this_build) {
+    if (!is_family_template(kernel, variant))
+      f.bad_field("variant", fmt::format("is {}, not a variant of kernel '{}' (another kernel "
+                                         "build may have other variants, but of the family's "
+                                         "templates)",
+                                         shown(f.require("variant")), kernel));
+    if (!is_param_list(params))
+      f.bad_field("params", fmt::format("is {}, not a list of name=integer parameters",
+                                        shown(f.require("params"))));
+  } else if (!variant.empty()) {
     const kernels::VariantInfo* v = find_variant(kernel, variant);
     if (!v)
       f.bad_field("variant", fmt::format("is {}, not a registered variant of kernel '{}'",
@@ -446,7 +490,7 @@ void check_run(const json& value, const std::string& path, const std::string& or
   if (!kernels::find_family(kernel))
     f.bad_field("kernel", fmt::format("is {}, not a kernel of this occtune (known: {})",
                                       shown(f.require("kernel")), kernels::family_names()));
-  f.text("build_id", limits.max_name);
+  const std::string build_id = f.text("build_id", limits.max_name);
   const std::string dtype = f.text("dtype", limits.max_name, true);
   if (dtype != "f32")
     f.bad_field("dtype", fmt::format("is {}, but occtune tunes f32", shown(f.require("dtype"))));
@@ -484,7 +528,7 @@ void check_run(const json& value, const std::string& path, const std::string& or
   const json& measurements = f.array("measurements", limits.max_measurements);
   for (std::size_t i = 0; i < measurements.size(); ++i)
     check_measurement(measurements[i], fmt::format("{}.measurements[{}]", path, i), origin, limits,
-                      kernel, tolerance);
+                      kernel, tolerance, build_id == kernels::kernel_build_id());
 }
 
 // Strings anywhere (fields of later schemas included) are bounded.

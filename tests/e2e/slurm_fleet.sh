@@ -319,7 +319,9 @@ ask GPU-4f965b1d-0873-ec00-3fbe-d930cc61f90b 2048x2048x2048 200 same_model "$h10
 ask GPU-306794c2-1429-dd65-efd8-2308cb59edce 4096x4096x4096 200 same_architecture "$h200"
 ask "$h200" 1024x1024x1024 200 same_architecture "$h100"
 ask "$a100" 512x512x512 200 exact "$a100"
-ask "$a100" 1024x1024x1024 200 heuristic  # sm_80: no H100 answer crosses the architecture
+# sm_80: no H100 answer crosses the architecture; its own 512^3 is the nearest shape it measured.
+ask "$a100" 1024x1024x1024 200 nearest_shape "$a100"
+ask "$a100" 100x100x100 200 nearest_shape "$a100"
 ask GPU-0badc0de-0000-4000-8000-000000000000 1024x1024x1024 404 unknown-device
 kill -TERM "$serve_pid"
 wait "$serve_pid"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -37,6 +38,7 @@ struct Case {
 // Rows x cols of a stored matrix in the call's major order: element (i, j) of the stored matrix
 // at i * ld + j (row-major) or j * ld + i (column-major).
 std::int64_t stored_elements(Major major, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
   return major == Major::kRow ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
 }
 
@@ -67,9 +69,10 @@ class SgemmApi : public ::testing::Test {
     // Stored shapes of A (op(A) is m x k) and B (op(B) is k x n).
     const std::int64_t a_rows = c.op_a == Op::kN ? c.m : c.k, a_cols = c.op_a == Op::kN ? c.k : c.m;
     const std::int64_t b_rows = c.op_b == Op::kN ? c.k : c.n, b_cols = c.op_b == Op::kN ? c.n : c.k;
-    const std::int64_t lda = (row ? a_cols : a_rows) + c.pad;
-    const std::int64_t ldb = (row ? b_cols : b_rows) + c.pad;
-    const std::int64_t ldc = (row ? c.n : c.m) + c.pad;
+    // BLAS: every leading dimension is at least 1, also for an empty row (k = 0).
+    const std::int64_t lda = std::max<std::int64_t>(row ? a_cols : a_rows, 1) + c.pad;
+    const std::int64_t ldb = std::max<std::int64_t>(row ? b_cols : b_rows, 1) + c.pad;
+    const std::int64_t ldc = std::max<std::int64_t>(row ? c.n : c.m, 1) + c.pad;
     const std::int64_t na = stored_elements(c.major, a_rows, a_cols, lda);
     const std::int64_t nb = stored_elements(c.major, b_rows, b_cols, ldb);
     const std::int64_t nc = stored_elements(c.major, c.m, c.n, ldc);

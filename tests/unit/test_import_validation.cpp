@@ -76,6 +76,26 @@ TEST_F(ImportValidation, TheGoodExportImports) {
   EXPECT_EQ(import_runs(store, good_.dump(), "good.json").runs_added, 1);
 }
 
+TEST_F(ImportValidation, AnotherBuildsVariantsImportWhenTheyAreTheFamilysTemplates) {
+  // A fleet node or an older store with another kernel build: its variants need not exist in
+  // this binary (they are never served for this build), but they must be the family's templates.
+  good_["runs"][0]["build_id"] = "0123456789abcdef";
+  const json saved = good_;
+  m0()["variant"] = "Evil<1337>";
+  expect_refused(good_.dump(), "runs[0].measurements[0].variant", "Evil<1337>");
+  good_ = saved;
+  m0()["variant"] = "TiledDynamic<16>; DROP TABLE runs";
+  expect_refused(good_.dump(), "runs[0].measurements[0].variant", "DROP");
+  good_ = saved;
+  m0()["params"] = "tile=16,evil";
+  expect_refused(good_.dump(), "runs[0].measurements[0].params", "evil");
+  good_ = saved;
+  m0()["variant"] = "TiledDynamic<48>";
+  m0()["params"] = "tile=48";
+  Store store = Store::open(target());
+  EXPECT_EQ(import_runs(store, good_.dump(), "other-build.json").runs_added, 1);
+}
+
 TEST_F(ImportValidation, AnOkRowWithAHugeErrorIsALie) {
   m0()["rel_error"] = 1e9;
   m0()["median_ms"] = 1e-4;
