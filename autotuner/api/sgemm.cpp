@@ -203,9 +203,15 @@ TunePolicy tune_policy() {
 
 std::string sgemm_prepare(Major major, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
                           std::int64_t k) {
-  const RowMajorGemm g =
-      checked_problem(major, op_a, op_b, m, n, k, min_lda(layout_of(op_a, op_b), m, k),
-                      min_ldb(layout_of(op_a, op_b), n, k), std::max<std::int64_t>(n, 1));
+  // The smallest leading dimensions of the caller's matrices: op(X) is rows x cols, stored
+  // transposed for Op::kT; a row-major matrix needs a row's length, a column-major one a column's.
+  const auto least_ld = [major](Op op, std::int64_t rows, std::int64_t cols) {
+    const std::int64_t stored_rows = op == Op::kN ? rows : cols;
+    const std::int64_t stored_cols = op == Op::kN ? cols : rows;
+    return std::max<std::int64_t>(major == Major::kRow ? stored_cols : stored_rows, 1);
+  };
+  const RowMajorGemm g = checked_problem(major, op_a, op_b, m, n, k, least_ld(op_a, m, k),
+                                         least_ld(op_b, k, n), least_ld(Op::kN, m, n));
   if (g.m == 0 || g.n == 0) return "nothing to compute (an empty C)";
   return resolved(current_state(), g).how;
 }

@@ -177,6 +177,14 @@ TEST_F(SgemmApi, OnMissTunesOnceThenHits) {
   ::unsetenv("OCCTUNE_TUNE_BUDGET_MS");
 }
 
+TEST_F(SgemmApi, PrepareAcceptsEveryMajorAndOp) {
+  // sgemm_prepare takes no leading dimensions: it assumes the smallest ones of the caller's major.
+  for (Major major : {Major::kRow, Major::kColumn})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT})
+        EXPECT_FALSE(sgemm_prepare(major, op_a, op_b, 1000, 777, 333).empty());
+}
+
 TEST_F(SgemmApi, TheCachedPathCanBeCapturedIntoAGraph) {
   const std::int64_t m = 300, n = 200, k = 100;
   float *a, *b, *c;

@@ -1,18 +1,13 @@
 #!/usr/bin/env bash
-# Device call 3 (H100): the README's main job (every family on the default shapes, its summary
-# and report) timed, and scripts/report-demo.sh (several shapes, three checks, the report) whose
-# HTML is screenshotted on the development machine (scripts/report-screenshot.sh).
+# Device call 3 (H100): the GPU suite and the install test (examples/sgemm_app run against the
+# packed install tree, tuning on miss) on the final tree, and issue #17's one-GPU check: the
+# multi-device path (--device all) against --device 0 on the same shapes.
 set -u
 [ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }
 R=$OUT; O=build/autotuner/occtune
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv; echo "commit $(cat carry/commit)"; } > "$R/env.txt"
-start=$(date +%s.%N)
-"$O" tune --config configs/default.toml --db /tmp/main.db --report /tmp/main-report.html > "$R/main-job.txt" 2> "$R/main-job.err"
-rc=$?; end=$(date +%s.%N)
-echo "main job rc=$rc, wall $(python3 -c "print(round($end - $start, 1))") s (process start to exit)" >> "$R/steps.txt"
-bash scripts/report-demo.sh build /tmp/demo > "$R/report-demo.log" 2>&1; echo "report-demo rc=$?" >> "$R/steps.txt"
-cp /tmp/main-report.html /tmp/demo/ 2>/dev/null
-tar -czf "$R/demo.tar.gz" -C /tmp demo
+ctest --test-dir build -L gpu --output-on-failure -j1 > "$R/ctest-gpu.log" 2>&1; echo "ctest-gpu rc=$?" >> "$R/steps.txt"
+ctest --test-dir build -L install --output-on-failure -V > "$R/ctest-install.log" 2>&1; echo "ctest-install rc=$?" >> "$R/steps.txt"
 # Issue #17 on one GPU: the multi-device path (--device all) against --device 0, same shapes.
 for sel in 0 all; do
   "$O" tune --device $sel --kernel regblocked --kernel splitk --shape 1024x1024x1024 \
@@ -41,4 +36,4 @@ for key in sorted(a):
         key[0], key[1], wa, ma, wb, mb, "same or tied" if same else "DIFFERENT"))
 print("agree" if ok else "DISAGREE")
 PY
-cat "$R/steps.txt"; cat "$R/device-path.txt"; tail -25 "$R/main-job.txt"
+cat "$R/steps.txt"; cat "$R/device-path.txt"; grep -E "tests passed|tests failed|\*\*\*" "$R/ctest-gpu.log" | tail -6; grep -E "sgemm_app|row-major|col-major" "$R/ctest-install.log" | head -12
