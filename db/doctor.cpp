@@ -18,18 +18,17 @@
 #include "db/retry.hpp"
 #include "db/schema.hpp"
 #include "db/store.hpp"
+#include "db/store_sql.hpp"
 
 namespace occtune::db {
+
+using sql::is_damage;
+using sql::column_texts;
+using sql::one_line;
 namespace {
 
 namespace fs = std::filesystem;
 using State = DoctorReport::State;
-
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  return text;
-}
 
 void set_state(DoctorReport& report, State state, std::string summary) {
   report.state = state;
@@ -61,13 +60,6 @@ void mark_damaged(DoctorReport& report, const std::string& finding) {
   set_state(report, State::kDamaged,
             fmt::format("database '{}' is damaged ({}); {}", report.path.string(), finding,
                         repair_hint(report.path)));
-}
-
-std::vector<std::string> column_texts(SQLite::Database& db, const std::string& sql) {
-  SQLite::Statement query(db, sql);
-  std::vector<std::string> out;
-  while (query.executeStep()) out.push_back(one_line(query.getColumn(0).getString()));
-  return out;
 }
 
 // Runs without owner columns (schema < 3) are listed with an unknown owner.
@@ -195,32 +187,6 @@ std::vector<std::string> delete_orphans(const fs::path& path) {
 }
 
 }  // namespace
-
-bool is_damage(const SQLite::Exception& e) {
-  const int code = e.getErrorCode() & 0xff;
-  return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
-}
-
-std::vector<std::string> integrity_problems(const fs::path& path, bool full, int limit) {
-  // Not through SQLite: closing a connection to a file with a damaged header deletes its -wal.
-  if (const auto header = probe::read_header(path);
-      header && header->file_size > 0 && !header->sqlite_magic) {
-    return {"no SQLite header"};
-  }
-  try {
-    const ReadOnlyOpen ro = read_only_open(path);
-    SQLite::Database db(ro.filename, ro.flags, kDefaultBusyTimeoutMs);
-    auto problems = with_busy_retry(BusyRetry{}, [&] {
-      return column_texts(
-          db, fmt::format("PRAGMA {}({})", full ? "integrity_check" : "quick_check", limit));
-    });
-    if (problems.size() == 1 && problems[0] == "ok") problems.clear();
-    return problems;
-  } catch (const SQLite::Exception& e) {
-    if (is_damage(e)) return {one_line(e.what())};
-    throw;
-  }
-}
 
 const char* DoctorReport::state_name(State state) {
   switch (state) {

@@ -15,19 +15,10 @@
 
 #include "autotuner/core/error.hpp"
 #include "db/file_probe.hpp"
+#include "db/integrity.hpp"
 #include "db/run_owner.hpp"
 
 namespace occtune::db {
-
-// SQLITE_CORRUPT or SQLITE_NOTADB: the file itself is damaged (not locked, not missing).
-bool is_damage(const SQLite::Exception& e);
-
-// Opens `path` read-only and runs PRAGMA integrity_check (full) or quick_check (no index
-// cross-checks); returns up to `limit` problems, empty when the file is sound. A file SQLite
-// cannot read at all gives one problem saying why (a file without an SQLite header is never
-// handed to SQLite). Other SQLite failures (busy, I/O) throw.
-std::vector<std::string> integrity_problems(const std::filesystem::path& path, bool full,
-                                            int limit = 20);
 
 struct DoctorReport {
   enum class State {

@@ -19,6 +19,7 @@
 #include "autotuner/core/error.hpp"
 #include "db/import_validation.hpp"
 #include "db/retry.hpp"
+#include "db/store_sql.hpp"
 
 namespace occtune::db {
 
@@ -167,7 +168,7 @@ StoredMeasurement measurement_of(const json& m, std::int64_t fallback_id) {
   out.grid_x = get_or<std::int64_t>(m, "grid_x", 0);
   out.grid_y = get_or<std::int64_t>(m, "grid_y", 0);
   out.waves = get_or<double>(m, "waves", 0);
-  out.outcome = get_or<std::string>(m, "outcome", "");
+  out.outcome = sql::stored_outcome(get_or<std::string>(m, "outcome", ""));
   out.error = get_or<std::string>(m, "error", "");
   if (out.error.empty()) out.error = get_or<std::string>(m, "rejection", "");
   out.rel_error = get_or<double>(m, "rel_error", -1.0);
@@ -451,7 +452,7 @@ std::vector<RunRecord> read_export(const std::string& json_text, const std::stri
     StoredRun& r = record.run;
     r.id = get_or<std::int64_t>(run, "source_id", 0);
     r.key = key_of(run);
-    r.status = run["status"].get<std::string>();
+    r.status = sql::stored_run_status(run["status"].get<std::string>());
     r.started_at = run["started_at"].get<std::string>();
     r.finished_at = get_or<std::string>(run, "finished_at", "");
     r.tool_version = get_or<std::string>(run, "tool_version", "");

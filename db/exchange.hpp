@@ -49,10 +49,7 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
 void check_export(const std::string& json_text, const std::string& origin);
 
 // A run with its measurements as the regression gate reads them (from a store or an export).
-struct RunRecord {
-  StoredRun run;
-  std::vector<StoredMeasurement> measurements;
-};
+using occtune::RunRecord;
 
 // The runs of an export document, newest first. Same errors as import_runs.
 std::vector<RunRecord> read_export(const std::string& json_text, const std::string& origin);

@@ -12,8 +12,10 @@
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
+#include "autotuner/core/measurement_sink.hpp"
+#include "autotuner/core/records.hpp"
 #include "autotuner/core/shape.hpp"
-#include "db/check_history.hpp"
+#include "autotuner/core/check_history.hpp"
 
 namespace SQLite {
 class Database;
@@ -24,103 +26,17 @@ namespace occtune::db {
 inline constexpr int kSchemaVersion = 5;
 inline constexpr int kApplicationId = 0x4F43544E;  // "OCTN"
 
-// The complete cache key (design.md 1.2): a mismatch in any field is a miss.
-struct CacheKey {
-  std::string device_uuid;
-  std::string device_name;
-  int cc_major = 0;
-  int cc_minor = 0;
-  int sm_count = 0;
-  int driver_version = 0;
-  int runtime_version = 0;
-  std::string kernel;        // family name, e.g. "tiled_dynamic"
-  std::string build_id;      // kernels::kernel_build_id()
-  std::string dtype = "f32";
-  Shape shape;
-  std::string layout = "nn";  // operand layout (autotuner/core/layout.hpp): nn, nt, tn, tt
-
-  static CacheKey make(const DeviceInfo& device, std::string kernel, std::string build_id,
-                       Shape shape, std::string dtype = "f32", std::string layout = "nn");
-};
-
-enum class RunStatus { kRunning, kComplete, kInterrupted, kFailed };
-std::string_view to_string(RunStatus status);
-
-struct RunStart {
-  DeviceInfo device;         // full properties are kept as JSON on the device row
-  std::string kernel;
-  std::string build_id;
-  std::string dtype = "f32";
-  Shape shape;
-  std::string tool_version;
-  std::vector<std::string> argv;
-  TimingPolicy policy;
-  std::string layout = "nn";  // last, so brace-initialised RunStarts stay valid
-};
-
-// How a run searched (schema 2): kept beside RunStart so brace-initialised RunStarts stay valid.
-struct RunSearch {
-  std::string strategy;          // "halving", ...; "" for a single-shot run
-  int reference_clock_mhz = 0;   // SM clock the throttle test compares against; 0 = unknown
-};
-
-// A stored measurement as read back.
-struct StoredMeasurement {
-  std::int64_t id = 0;
-  std::int64_t run_id = 0;
-  std::string variant;       // manifest symbol
-  std::string params;        // "tile=16"
-  int threads = 0, tile = 0;
-  std::int64_t dynamic_smem = 0;
-  int registers = 0;
-  int active_blocks_per_sm = 0;
-  double occupancy = 0;
-  std::string limiter;
-  std::string origin;
-  int step = 0;              // 1 = the textbook occupancy answer (origin "occupancy-api")
-  std::int64_t grid_x = 0, grid_y = 0;
-  double waves = 0;
-  std::string outcome;       // Outcome text
-  std::string error;
-  double rel_error = -1;
-  Summary summary;
-  std::vector<double> samples_ms;
-  double gflops = 0;
-  int sm_clock_mhz = 0;
-  // Provenance of the sample set and the search's decision (schema 2; 0 / "" in older rows).
-  double noise = 0;          // relative IQR
-  Interval median_ci;
-  int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
-  bool throttled = false;
-  int throttled_batches = 0;
-  std::string stop_reason;   // StopReason text
-  int search_round = 0;
-  bool tie = false, winner = false;
-  std::int64_t reused_from = 0;
-};
-
-struct StoredRun {
-  std::int64_t id = 0;
-  CacheKey key;
-  std::string status;        // RunStatus text
-  std::string started_at, finished_at;  // ISO 8601 UTC
-  std::string tool_version;
-  std::string argv_json;
-  std::string policy_json;
-  std::string strategy;
-  int reference_clock_mhz = 0;
-  Summary cublas;            // the reference measured in the same run (count 0 if none)
-};
-
-// The best configuration for a key: the winner of the newest complete run (the measurement the
-// search chose, tie-break included); for runs without a recorded winner, its fastest `ok` one.
-struct BestEntry {
-  StoredRun run;
-  StoredMeasurement best;
-  double ratio_to_cublas() const {
-    return best.summary.median > 0 ? run.cublas.median / best.summary.median : 0.0;
-  }
-};
+// The records the store keeps are the typed model of autotuner/core/records.hpp; these names
+// are kept so db/ code and its callers read as before.
+using occtune::BestEntry;
+using occtune::CacheKey;
+using occtune::CheckKeyRecord;
+using occtune::CheckRecord;
+using occtune::RunSearch;
+using occtune::RunStart;
+using occtune::RunStatus;
+using occtune::StoredMeasurement;
+using occtune::StoredRun;
 
 // Thrown instead of a plain Error(kRuntime) by the reads the service uses (entries,
 // device_records, data_version) when SQLite reports the file busy or locked, so a server can
@@ -156,38 +72,42 @@ struct EntryPage {
 
 enum class OpenMode { kReadWrite, kReadOnly };
 
-class Store {
+class Store final : public MeasurementSink, public RunHistory {
  public:
   // Opens (creating parent directories and the file in kReadWrite mode), applies the connection
   // pragmas and migrates. Throws Error: kRuntime for I/O problems (the message names the path
   // and the fix), kNotFound for a newer schema or a foreign file (application_id mismatch).
   static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::kReadWrite);
-  static std::filesystem::path default_path();  // $XDG_CACHE_HOME/occtune/occtune.db or ~/.cache/...
+  static std::filesystem::path default_path();
+  // A factory of new connections to the store at `path` (opened read-write), one per thread of
+  // a multi-GPU tune (engine/multi_tune.hpp).
+  static SinkFactory connections_to(const std::filesystem::path& path);  // $XDG_CACHE_HOME/occtune/occtune.db or ~/.cache/...
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
 
   // Each write is its own BEGIN IMMEDIATE transaction; GPU work happens between them.
-  std::int64_t begin_run(const RunStart& start, const RunSearch& search = {});
+  std::int64_t begin_run(const RunStart& start, const RunSearch& search) override;
+  std::int64_t begin_run(const RunStart& start) { return begin_run(start, RunSearch{}); }
   // Returns the new measurement's id.
-  std::int64_t add_measurement(std::int64_t run_id, const Measurement& m);
+  std::int64_t add_measurement(std::int64_t run_id, const Measurement& m) override;
   // Rewrites a stored measurement's outcome, timing and decision (more samples after a tie
   // was confirmed, the tie and winner marks). The candidate columns stay as stored.
-  void update_measurement(std::int64_t measurement_id, const Measurement& m);
-  void set_reference(std::int64_t run_id, const Timing& cublas);
-  void finish_run(std::int64_t run_id, RunStatus status);
+  void update_measurement(std::int64_t measurement_id, const Measurement& m) override;
+  void set_reference(std::int64_t run_id, const Timing& cublas) override;
+  void finish_run(std::int64_t run_id, RunStatus status) override;
 
   std::optional<BestEntry> best(const CacheKey& key);
-  std::vector<StoredMeasurement> measurements(std::int64_t run_id);
+  std::vector<StoredMeasurement> measurements(std::int64_t run_id) override;
   // Measurements a new run of `key` may reuse instead of measuring again: `ok` rows of any run
   // (finished or not) with the same key and an identical protocol (policy JSON), that were
   // measured to their stopping rule, or -- under the same strategy -- left its race
   // (eliminated, dropped). The newest row per (variant, threads, dynamic_smem).
   std::vector<StoredMeasurement> reusable_measurements(const CacheKey& key,
                                                        const TimingPolicy& policy,
-                                                       const std::string& strategy);
-  std::vector<StoredRun> runs();          // newest first
+                                                       const std::string& strategy) override;
+  std::vector<StoredRun> runs() override;          // newest first
   std::vector<DeviceInfo> devices();      // distinct device records, newest first
   // The history of `occtune check` (schema 4). record_check writes one check with its keys in
   // one transaction and returns its id; checks() reads them oldest first, all devices (empty

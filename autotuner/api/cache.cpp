@@ -21,6 +21,7 @@
 #include "autotuner/core/shape.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
+#include "db/store_path.hpp"
 #include "db/wal_watch.hpp"
 #include "kernels/kernel_manifest.hpp"
 #include "kernels/registry.hpp"
@@ -143,9 +144,7 @@ Cache& Cache::operator=(Cache&&) noexcept = default;
 Cache::~Cache() = default;
 
 Cache Cache::open() {
-  const char* env = std::getenv("OCCTUNE_DB");
-  return open(env != nullptr && *env != '\0' ? std::string(env)
-                                             : db::Store::default_path().string());
+  return open(db::resolve_store_path().path.string());
 }
 
 Cache Cache::open(const std::string& path) {

@@ -12,6 +12,7 @@
 #include "autotuner/cuda/in_process_backend.hpp"
 #include "autotuner/engine/tuner.hpp"
 #include "db/store.hpp"
+#include "db/store_path.hpp"
 #include "kernels/kernel_manifest.hpp"
 #include "kernels/registry.hpp"
 #include "occtune/version.hpp"
@@ -38,10 +39,7 @@ double budget_ms() {
 }  // namespace
 
 void tune_on_miss(const DeviceInfo& device, const RowMajorGemm& g) {
-  const char* env = std::getenv("OCCTUNE_DB");
-  const std::string path =
-      env != nullptr && *env != '\0' ? std::string(env) : db::Store::default_path().string();
-  auto store = db::Store::open(path, db::OpenMode::kReadWrite);
+  auto store = db::Store::open(db::resolve_store_path().path, db::OpenMode::kReadWrite);
   auto backend = cuda::make_in_process_backend(device.uuid);
   TuneRequest request;
   for (const auto& family : kernels::families())

@@ -19,6 +19,7 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
@@ -129,8 +130,8 @@ std::vector<std::string> target_lines(const std::vector<ShapeResult>& results, d
 }
 
 int bench_command(const BenchOptions& o, const Context& ctx) {
-  const Format format = parse_format(o.format);
-  JobConfig job = load_job_config(o.config);
+  const Format format = resolve_format(o.format);
+  JobConfig job = load_job_config(resolve_config(o.config));
   job.kernels.clear();
   for (auto& k : o.kernels) validate_kernel_name(k);
   if (o.kernels.empty())
@@ -154,7 +155,7 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
                                   std::chrono::steady_clock::now().time_since_epoch().count())
                 : fs::path(o.db);
   const BackendOptions backend_options =
-      resolve_backend_options(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""),
+      resolve_backend_options(resolve_device(o.device, job.device),
                               !o.no_isolation, 0, job.candidate_timeout_s);
   std::optional<db::Store> store;
   store.emplace(db::Store::open(db_path.string()));
@@ -321,14 +322,15 @@ void add_bench_command(CLI::App& app, Context& ctx, Action& action) {
                   "kernel family (repeatable); default: coarsened, regblocked, pipelined, splitk");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
-  cmd->add_option("--config", o->config,
-                  "TOML job file whose [measure] and [search] settings the bench uses "
-                  "(default: the built-in configs/default.toml)");
-  cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
+  add_config_option(*cmd, o->config,
+                    "its [measure] and [search] settings are used; default: the built-in "
+                    "configs/default.toml");
+  add_device_option(*cmd, o->device, "GPU index or UUID (default 0)");
+  // The bench measures afresh: OCCTUNE_DB, the user's cache, is deliberately not its default.
   cmd->add_option("--db", o->db,
-                  "keep the measurements in this database (default: a temporary "
-                  "one, removed afterwards)");
-  cmd->add_option("--format", o->format, "table, json or csv");
+                  "keep the measurements in this database (default: a temporary one, removed "
+                  "afterwards; OCCTUNE_DB is not used)");
+  add_format_option(*cmd, o->format);
   cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
   cmd->add_option("--report", o->report,
                   "also write the HTML report of the bench's results here and print its path");

@@ -12,6 +12,7 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/error.hpp"
@@ -75,7 +76,7 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 }
 
 int run_check_command(const CheckOptions& o, const Context& ctx) {
-  parse_format(o.gate.format);  // bad input fails before any GPU work
+  resolve_format(o.gate.format);  // bad input fails before any GPU work
   JobConfig job = select_job(o.config, o.kernels, o.shapes, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
@@ -91,12 +92,10 @@ int run_check_command(const CheckOptions& o, const Context& ctx) {
   request.build_id = std::string(kernels::kernel_build_id());
   request.kernel_override = parse_overrides(o.overrides);
 
-  const std::string db_path =
-      resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db, job.db);
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
   BackendOptions backend_options;
-  backend_options.device_selector =
-      resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), "");
+  backend_options.device_selector = resolve_device(o.device, job.device);
   backend_options.isolation = !o.no_isolation;
   auto backend = make_backend(backend_options);
 
@@ -126,16 +125,14 @@ void add_check_command(CLI::App& app, Context& ctx, Action& action) {
       "Regression gate on the GPU: measure the cached winners again and judge them "
       "against the stored baselines (exit 1 on SLOW or WRONG)");
   auto o = std::make_shared<CheckOptions>();
-  cmd->add_option("--config", o->config,
-                  "TOML job file (default: built-in configs/default.toml; "
-                  "env OCCTUNE_CONFIG)");
+  add_config_option(*cmd, o->config);
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt of the checked keys; overrides the config "
                   "(default nn)");
-  cmd->add_option("--device", o->device, "GPU index or UUID (env OCCTUNE_DEVICE; default 0)");
-  cmd->add_option("--db", o->db, "database with the baselines (env OCCTUNE_DB)");
+  add_device_option(*cmd, o->device, "GPU index or UUID (default 0)");
+  add_db_option(*cmd, o->db, "the database with the baselines");
   cmd->add_option("--samples", o->samples,
                   "timed samples per configuration (default: the job's [measure].samples)");
   cmd->add_option("--kernel-override", o->overrides,

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/export_file.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/core/error.hpp"
@@ -23,7 +24,7 @@ struct CompareOptions {
 };
 
 int run_compare(const CompareOptions& o) {
-  parse_format(o.gate.format);
+  resolve_format(o.gate.format);
   const gate::GateOptions options =
       resolve_gate_options(o.gate, CheckSettings{}.threshold, CheckSettings{}.runners_up);
   const auto base = db::read_export(read_export_file(o.base), o.base);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -119,8 +120,8 @@ nlohmann::json to_json(const db::DoctorReport& r) {
 }
 
 int run_doctor(const DoctorOptions& o) {
-  const Format format = parse_format(o.format, false);
-  const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  const Format format = resolve_format(o.format, FormatSet::kTableJson);
+  const std::string db_path = resolve_db(o.db);
   const db::DoctorReport report = o.repair ? db::repair(db_path) : db::diagnose(db_path);
   if (format == Format::kJson) {
     std::cout << output::document("db_doctor", to_json(report)).dump(2) << '\n';
@@ -141,11 +142,11 @@ void add_db_command(CLI::App& app, Context&, Action& action) {
       "Check the database: integrity, references, schema, runs left running; exit 0 "
       "when healthy, 3 when missing/foreign/newer, 4 when damaged or unusable");
   auto o = std::make_shared<DoctorOptions>();
-  doctor->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
+  add_db_option(*doctor, o->db);
   doctor->add_flag("--repair", o->repair,
                    "fix what was found: move a damaged database aside and start a fresh one, "
                    "migrate, mark abandoned runs interrupted, delete rows that refer to nothing");
-  doctor->add_option("--format", o->format, "table or json");
+  add_format_option(*doctor, o->format, FormatSet::kTableJson);
   doctor->callback([&action, o] { action = [o] { return run_doctor(*o); }; });
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/cuda/device_probe.hpp"
@@ -19,12 +20,12 @@ void add_devices_command(CLI::App& app, Context&, Action& action) {
   auto* cmd = app.add_subcommand("devices", "List the visible GPUs and their properties");
   auto format = std::make_shared<std::string>("table");
   auto output_path = std::make_shared<std::string>();
-  cmd->add_option("--format", *format, "table, json or csv");
+  add_format_option(*cmd, *format);
   cmd->add_option("--output", *output_path,
                   "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, format, output_path] {
     action = [format, output_path] {
-      const Format f = parse_format(*format);
+      const Format f = resolve_format(*format);
       std::vector<DeviceInfo> devices;
       try {
         devices = cuda::probe_devices();

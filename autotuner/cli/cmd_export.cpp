@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/output/gate_output.hpp"
 #include "db/exchange.hpp"
 #include "db/store.hpp"
@@ -20,7 +21,7 @@ struct ExportOptions {
 };
 
 int run_export(const ExportOptions& o, const Context& ctx) {
-  const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db);
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
   const db::ExportResult result = db::export_runs(store, {OCCTUNE_VERSION, ctx.argv});
   if (o.out.empty() || o.out == "-") {
@@ -41,7 +42,7 @@ void add_export_command(CLI::App& app, Context& ctx, Action& action) {
                                  "Write every stored run (candidates, samples, "
                                  "provenance) as JSON");
   auto o = std::make_shared<ExportOptions>();
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
+  add_db_option(*cmd, o->db);
   cmd->add_option("--out", o->out, "output file (default: stdout)");
   cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return run_export(*o, ctx); }; });
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/export_file.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "db/exchange.hpp"
@@ -23,10 +24,10 @@ struct ImportOptions {
 };
 
 int run_import(const ImportOptions& o) {
-  const Format format = parse_format(o.format, false);
+  const Format format = resolve_format(o.format, FormatSet::kTableJson);
   const std::string text = read_export_file(o.file);
   db::check_export(text, o.file);  // before the store is opened: a bad file creates nothing
-  const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db);
   auto store = db::Store::open(db_path);
   const db::ImportSummary s = db::import_runs(store, text, o.file);
   for (auto& field : s.dropped_fields)
@@ -62,8 +63,8 @@ void add_import_command(CLI::App& app, Context&, Action& action) {
                                  "are skipped)");
   auto o = std::make_shared<ImportOptions>();
   cmd->add_option("FILE", o->file, "export file (occtune export)")->required();
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
-  cmd->add_option("--format", o->format, "table or json");
+  add_db_option(*cmd, o->db);
+  add_format_option(*cmd, o->format, FormatSet::kTableJson);
   cmd->callback([&action, o] { action = [o] { return run_import(*o); }; });
 }
 

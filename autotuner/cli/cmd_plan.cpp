@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/plan_printer.hpp"
 #include "autotuner/core/candidate_generation.hpp"
@@ -31,8 +32,13 @@ struct PlanOptions {
 };
 
 int run_plan(const PlanOptions& o) {
-  const Format format = parse_format(o.format);
-  if (o.device.empty() == o.profile.empty())
+  const Format format = resolve_format(o.format);
+  if (!o.device.empty() && !o.profile.empty())
+    fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
+                           "(offline, e.g. --profile h100), not both");
+  // --profile wins over OCCTUNE_DEVICE: an exported device should not break offline planning.
+  const std::string device_selector = o.profile.empty() ? resolve_device(o.device) : "";
+  if (device_selector.empty() && o.profile.empty())
     fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
                            "(offline, e.g. --profile h100)");
   std::vector<std::string> kernel_names = o.kernels;
@@ -48,7 +54,7 @@ int run_plan(const PlanOptions& o) {
     device = load_device_profile(o.profile);
     oracle = std::make_unique<OfflineOccupancy>(device);
   } else {
-    device = cuda::select_device(o.device);
+    device = cuda::select_device(device_selector);
     oracle = std::make_unique<cuda::RuntimeOccupancy>(device);
   }
   OutputTarget target(o.output);
@@ -83,14 +89,14 @@ void add_plan_command(CLI::App& app, Context&, Action& action) {
   auto* cmd = app.add_subcommand("plan", "Show the occupancy-API candidate set for a GPU or, "
                                          "offline, for a device profile");
   auto o = std::make_shared<PlanOptions>();
-  cmd->add_option("--device", o->device, "GPU index or UUID (uses the runtime Occupancy API)");
+  add_device_option(*cmd, o->device, "GPU index or UUID (uses the runtime Occupancy API)");
   cmd->add_option("--profile", o->profile,
                   "device profile name (h100, h200, a100, l4, t4, rtx4090) or TOML file");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); default tiled_dynamic");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--format", o->format, "table, json or csv");
+  add_format_option(*cmd, o->format);
   cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, o] { action = [o] { return run_plan(*o); }; });
 }

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/core/device_selector.hpp"
@@ -139,17 +140,17 @@ void print_query_csv(std::ostream& out, const db::LookupResult& result, const st
 }
 
 int run_query(const QueryOptions& o) {
-  const Format format = parse_format(o.format);
+  const Format format = resolve_format(o.format);
   if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(o.shape);
   const Layout layout = parse_layout_flag(o.layout);
   if (!o.kernel.empty()) validate_kernel_name(o.kernel);
   const std::string kernel_label = o.kernel.empty() ? "any kernel" : o.kernel;
-  const std::string selector = resolve(o.device, "OCCTUNE_DEVICE", "", "");
+  const std::string selector = resolve_device(o.device);
   // The selector is checked before any file is opened: a malformed one is a usage error
   // whether or not the database exists.
   const DeviceSelector parsed = parse_device_selector(selector);
-  const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db);
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
 
   DeviceInfo device;
@@ -247,9 +248,8 @@ int run_query(const QueryOptions& o) {
 void add_query_command(CLI::App& app, Context&, Action& action) {
   auto* cmd = app.add_subcommand("query", "Show the cached best configuration");
   auto o = std::make_shared<QueryOptions>();
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
-  cmd->add_option("--device", o->device,
-                  "GPU index (probes the GPU) or UUID (reads only the database)");
+  add_db_option(*cmd, o->db);
+  add_device_option(*cmd, o->device, "GPU index (probes the GPU) or UUID (reads only the database)");
   cmd->add_option("--kernel", o->kernel,
                   "kernel family (default: the fastest configuration of any family)");
   cmd->add_option("--shape", o->shape, "MxNxK");
@@ -260,7 +260,7 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
                 "nearest shape, heuristic): hit or miss, and why");
   cmd->add_flag("--fallback", o->fallback,
                 "accept the first step of the chain that answers instead of the exact key only");
-  cmd->add_option("--format", o->format, "table, json or csv");
+  add_format_option(*cmd, o->format);
   cmd->add_option("--output", o->output, "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, o] { action = [o] { return run_query(*o); }; });
 }

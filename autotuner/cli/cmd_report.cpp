@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "db/store.hpp"
 
@@ -19,7 +20,7 @@ struct ReportOptions {
 };
 
 int run_report(const ReportOptions& o) {
-  const std::string db_path = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db);
   auto store = db::Store::open(db_path, db::OpenMode::kReadOnly);
   std::cout << write_report(store, o.device, o.out) << '\n';
   return 0;
@@ -32,7 +33,7 @@ void add_report_command(CLI::App& app, Context&, Action& action) {
       "report", "Write an HTML report of the store: occupancy against time of every candidate, "
                 "winners, history and check verdicts (no GPU needed)");
   auto o = std::make_shared<ReportOptions>();
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB)");
+  add_db_option(*cmd, o->db);
   cmd->add_option("--device", o->device,
                   "only this stored device: a UUID prefix or the index it was tuned as "
                   "(default: every device)");

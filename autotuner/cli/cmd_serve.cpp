@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/service/service.hpp"
 #include "db/store.hpp"
@@ -65,7 +66,7 @@ void check_bind_address(const std::string& bind) {
 int run_serve(const ServeOptions& o) {
   use_service_logger();
   service::ServiceOptions options;
-  options.db = resolve(o.db, "OCCTUNE_DB", "", db::Store::default_path().string());
+  options.db = resolve_db(o.db);
   options.bind = o.bind;
   check_bind_address(o.bind);
   options.port = o.port;
@@ -128,7 +129,7 @@ void add_serve_command(CLI::App& app, Context&, Action& action) {
                          "Serve cached best configurations over HTTP (GET /v1/best, /v1/configs, "
                          "/v1/devices, /healthz, /metrics, /openapi.json)");
   auto o = std::make_shared<ServeOptions>();
-  cmd->add_option("--db", o->db, "database path (env OCCTUNE_DB), opened read-only");
+  add_db_option(*cmd, o->db, "opened read-only");
   cmd->add_option("--bind", o->bind,
                   "address to listen on (default 127.0.0.1; any other address is reachable from "
                   "other machines and is logged as a warning)");

@@ -18,6 +18,7 @@
 
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
@@ -200,14 +201,13 @@ std::vector<std::filesystem::path> make_parent_directories(const std::string& db
 }
 
 int tune_command(const TuneOptions& o, const Context& ctx) {
-  const Format format = parse_format(o.format);
+  const Format format = resolve_format(o.format);
   JobConfig job = resolve_job(o);
-  const std::string db_path =
-      resolve(o.db, "OCCTUNE_DB", job.db.value_or(""), db::Store::default_path().string());
+  const std::string db_path = resolve_db(o.db, job.db);
   // Inputs and the store are checked before any GPU work, so bad input never costs a context.
   const Spread spread = parse_spread(o.spread);
   const auto selectors =
-      parse_device_list(resolve(o.device, "OCCTUNE_DEVICE", job.device.value_or(""), ""));
+      parse_device_list(resolve_device(o.device, job.device));
   const BackendOptions backend_options =
       resolve_backend_options(selectors[0] == "all" ? "" : selectors[0], !o.no_isolation,
                               o.candidate_timeout, job.candidate_timeout_s);
@@ -303,7 +303,7 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   auto previous = std::signal(SIGINT, on_sigint);
   const auto started = std::chrono::steady_clock::now();
   const std::vector<DeviceTune> results =
-      run_tune_on_devices(devices, store.path(), request, spread, events, g_interrupted);
+      run_tune_on_devices(devices, db::Store::connections_to(store.path()), request, spread, events, g_interrupted);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, previous);
@@ -418,24 +418,20 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                                  "Measure every candidate of a job on the GPU and store "
                                  "the results");
   auto o = std::make_shared<TuneOptions>();
-  cmd->add_option("--config", o->config,
-                  "TOML job file (default: built-in configs/default.toml; "
-                  "env OCCTUNE_CONFIG)");
+  add_config_option(*cmd, o->config);
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed); overrides "
                   "the config (default nn)");
-  cmd->add_option("--device", o->device,
-                  "GPU index or UUID, a list of them (0,2,3) or 'all' (env OCCTUNE_DEVICE; "
-                  "default 0); several GPUs are measured at once, one worker each");
+  add_device_option(*cmd, o->device,
+                    "GPU index or UUID, a list of them (0,2,3) or 'all' (default 0); several GPUs "
+                    "are measured at once, one worker each");
   cmd->add_option("--spread", o->spread,
                   "with several GPUs: 'shapes' (default; GPUs of one model split the shapes) or "
                   "'none' (every GPU tunes every shape)");
-  cmd->add_option("--db", o->db,
-                  "database path (env OCCTUNE_DB; default "
-                  "$XDG_CACHE_HOME/occtune/occtune.db)");
-  cmd->add_option("--format", o->format, "table, json or csv");
+  add_db_option(*cmd, o->db);
+  add_format_option(*cmd, o->format);
   cmd->add_option("--output", o->output,
                   "write the table, JSON or CSV to this file instead of stdout (atomically, when "
                   "the tune ends)");

@@ -31,6 +31,10 @@ std::vector<std::pair<std::string, std::string>>& env_sourced() {
 
 }  // namespace
 
+void note_env_source(const std::string& value, const char* variable) {
+  env_sourced().emplace_back(value, variable);
+}
+
 std::string name_env_source(const std::string& message) {
   for (auto& [value, variable] : env_sourced())
     if (message.find("'" + value + "'") != std::string::npos &&
@@ -48,7 +52,7 @@ std::string resolve(const std::string& flag, const char* env_name, const std::st
                                " is set but empty; give it a value or unset "
                                "it");
   if (auto v = env_or(env_name, ""); !v.empty()) {
-    env_sourced().emplace_back(v, env_name);
+    note_env_source(v, env_name);
     return v;
   }
   if (!config.empty()) return config;

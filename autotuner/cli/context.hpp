@@ -23,5 +23,7 @@ std::string env_or(const char* name, const std::string& fallback);
 // variable named when the message quotes the value ('...') but not the variable ("... (from
 // OCCTUNE_DEVICE)"): otherwise a user who never typed the value cannot tell where it came from.
 std::string name_env_source(const std::string& message);
+// Records that `value` came from the environment variable `variable`, for name_env_source.
+void note_env_source(const std::string& value, const char* variable);
 
 }  // namespace occtune::cli

@@ -1,5 +1,6 @@
 // Shared command-line handling of the regression gate (gate_cli.hpp).
 #include "autotuner/cli/gate_cli.hpp"
+#include "autotuner/cli/shared_options.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +23,7 @@ void add_gate_options(CLI::App& cmd, GateCliOptions& o) {
   cmd.add_flag("--allow-different-device", o.allow_different_device,
                "judge against baselines of another device model, driver or runtime instead of "
                "reporting them INCOMPATIBLE");
-  cmd.add_option("--format", o.format, "table, json or csv (stdout, or --output)");
+  add_format_option(cmd, o.format);
   cmd.add_option("--output", o.output, "write the table, JSON or CSV to this file instead of stdout");
   cmd.add_option("--junit", o.junit, "also write JUnit XML here (one test case per key)");
   cmd.add_option("--markdown", o.markdown, "also write a markdown summary here (for a CI comment)");
@@ -60,7 +61,7 @@ gate::GateOptions resolve_gate_options(const GateCliOptions& o, double config_th
 }
 
 int emit_gate_report(const gate::GateReport& report, const GateCliOptions& o) {
-  const Format format = parse_format(o.format);
+  const Format format = resolve_format(o.format);
   // Files first: a CI step that uploads them must find them even if stdout is closed early.
   if (!o.junit.empty()) output::write_file_atomically(o.junit, output::gate_junit(report));
   if (!o.markdown.empty()) output::write_file_atomically(o.markdown, output::gate_markdown(report));

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "autotuner/cli/context.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/shape.hpp"
 
@@ -17,7 +17,7 @@ Layout parse_layout_flag(const std::string& text) {
 JobConfig select_job(const std::string& config_flag, const std::vector<std::string>& kernels,
                      const std::vector<std::string>& shapes, std::string_view verb,
                      const std::string& layout_flag) {
-  JobConfig job = load_job_config(resolve(config_flag, "OCCTUNE_CONFIG", "", ""));
+  JobConfig job = load_job_config(resolve_config(config_flag));
   if (!layout_flag.empty()) job.layout = parse_layout_flag(layout_flag);
   if (!kernels.empty()) {
     for (auto& k : kernels) validate_kernel_name(k);

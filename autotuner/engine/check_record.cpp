@@ -6,13 +6,13 @@
 
 namespace occtune::gate {
 
-db::CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
+CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
                              const std::string& tool_version,
                              const std::vector<std::string>& argv) {
-  db::CheckRecord record;
+  CheckRecord record;
   record.device_uuid = device.uuid;
   record.device_name = device.name;
-  record.platform = platform_of(db::CacheKey::make(device, "", "", Shape{}));
+  record.platform = platform_of(CacheKey::make(device, "", "", Shape{}));
   record.build_id = report.build_id;
   record.tool_version = tool_version;
   record.argv_json = nlohmann::json(argv).dump();
@@ -20,7 +20,7 @@ db::CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
   record.strict = report.options.strict;
   record.exit_code = report.exit_code();
   for (const KeyVerdict& k : report.keys) {
-    db::CheckKeyRecord r;
+    CheckKeyRecord r;
     r.kernel = k.kernel;
     r.dtype = k.dtype;
     r.shape = k.shape;
@@ -47,7 +47,7 @@ db::CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
     }
     if (k.current) {
       const Side& now = *k.current;
-      r.current_outcome = now.outcome;
+      r.current_outcome = std::string(to_string(now.outcome));
       if (now.rel_error >= 0) r.current_rel_error = now.rel_error;
       r.current_count = std::int64_t(now.summary.count);
       if (now.summary.count > 0) {

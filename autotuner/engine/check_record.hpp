@@ -7,11 +7,11 @@
 
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/engine/gate.hpp"
-#include "db/check_history.hpp"
+#include "autotuner/core/check_history.hpp"
 
 namespace occtune::gate {
 
-db::CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
+CheckRecord check_record(const GateReport& report, const DeviceInfo& device,
                              const std::string& tool_version,
                              const std::vector<std::string>& argv);
 

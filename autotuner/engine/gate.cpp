@@ -11,7 +11,7 @@
 namespace occtune::gate {
 namespace {
 
-bool same_target(const db::StoredRun& run, const db::CacheKey& target) {
+bool same_target(const StoredRun& run, const CacheKey& target) {
   return run.key.kernel == target.kernel && run.key.dtype == target.dtype &&
          run.key.shape == target.shape && run.key.layout == target.layout;
 }
@@ -55,24 +55,24 @@ std::string timing_reason(const KeyVerdict& key, Verdict timing, const VerdictPo
 
 }  // namespace
 
-bool same_platform(const db::CacheKey& a, const db::CacheKey& b) {
+bool same_platform(const CacheKey& a, const CacheKey& b) {
   return a.device_name == b.device_name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor &&
          a.sm_count == b.sm_count && a.driver_version == b.driver_version &&
          a.runtime_version == b.runtime_version;
 }
 
-std::string platform_of(const db::CacheKey& k) {
+std::string platform_of(const CacheKey& k) {
   return fmt::format("{} (sm_{}{}, {} SMs), driver {}, runtime {}", k.device_name, k.cc_major,
                      k.cc_minor, k.sm_count, k.driver_version, k.runtime_version);
 }
 
-BaselineChoice choose_baseline(const std::vector<db::StoredRun>& runs, const db::CacheKey& target,
+BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
                                bool allow_different_device) {
   int same_device = -1, same_model = -1, any = -1;
   std::vector<std::string> others;
   for (int i = 0; i < int(runs.size()); ++i) {
-    const db::StoredRun& run = runs[std::size_t(i)];
-    if (run.status != "complete" || !same_target(run, target)) continue;
+    const StoredRun& run = runs[std::size_t(i)];
+    if (run.status != RunStatus::kComplete || !same_target(run, target)) continue;
     if (any < 0) any = i;
     if (same_platform(run.key, target)) {
       if (same_model < 0) same_model = i;
@@ -113,11 +113,11 @@ BaselineChoice choose_baseline(const std::vector<db::StoredRun>& runs, const db:
   return choice;
 }
 
-std::vector<const db::StoredMeasurement*> ranked_ok(
-    const std::vector<db::StoredMeasurement>& measurements) {
-  std::vector<const db::StoredMeasurement*> out;
+std::vector<const StoredMeasurement*> ranked_ok(
+    const std::vector<StoredMeasurement>& measurements) {
+  std::vector<const StoredMeasurement*> out;
   for (auto& m : measurements)
-    if (m.outcome == "ok" && m.summary.median > 0) out.push_back(&m);
+    if (m.outcome == Outcome::kOk && m.summary.median > 0) out.push_back(&m);
   // The search's recorded winner (tie-break included) first, as Store::best() answers.
   std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
     return std::make_tuple(!a->winner, a->summary.median, a->id) <
@@ -126,11 +126,11 @@ std::vector<const db::StoredMeasurement*> ranked_ok(
   return out;
 }
 
-bool same_config(const db::StoredMeasurement& a, const db::StoredMeasurement& b) {
+bool same_config(const StoredMeasurement& a, const StoredMeasurement& b) {
   return a.params == b.params && a.threads == b.threads;
 }
 
-Side side_of(const db::StoredRun& run, const db::StoredMeasurement& m) {
+Side side_of(const StoredRun& run, const StoredMeasurement& m) {
   Side s;
   s.run_id = run.id;
   s.build_id = run.key.build_id;
@@ -156,12 +156,12 @@ void decide(KeyVerdict& key, const VerdictPolicy& policy) {
     return;
   }
   const Side& current = *key.current;
-  if (current.outcome != "ok") {
+  if (current.outcome != Outcome::kOk) {
     key.verdict = Verdict::kWrong;
     key.reason =
-        fmt::format("the cached winner {} is now {}{}", current.config, current.outcome,
+        fmt::format("the cached winner {} is now {}{}", current.config, to_string(current.outcome),
                     current.error.empty() ? std::string() : fmt::format(" ({})", current.error));
-    if (current.outcome == "wrong_result" && current.rel_error >= 0)
+    if (current.outcome == Outcome::kWrongResult && current.rel_error >= 0)
       key.reason += fmt::format(", relative error {:.2e}", current.rel_error);
     return;
   }
@@ -172,7 +172,7 @@ void decide(KeyVerdict& key, const VerdictPolicy& policy) {
 
   const RunnerUp* drift = nullptr;
   for (auto& r : key.runners_up) {
-    if (r.current.outcome != "ok" || r.vs_winner.verdict != Verdict::kFast) continue;
+    if (r.current.outcome != Outcome::kOk || r.vs_winner.verdict != Verdict::kFast) continue;
     if (!drift || r.vs_winner.ratio < drift->vs_winner.ratio) drift = &r;
   }
   if (!drift) return;
@@ -217,8 +217,8 @@ int GateReport::exit_code() const {
   return failed ? 1 : unjudged ? 3 : 0;
 }
 
-GateReport compare_runs(const std::vector<db::RunRecord>& base,
-                        const std::vector<db::RunRecord>& current, const GateOptions& options) {
+GateReport compare_runs(const std::vector<RunRecord>& base,
+                        const std::vector<RunRecord>& current, const GateOptions& options) {
   GateReport report;
   report.kind = "compare";
   report.options = options;
@@ -227,24 +227,24 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
   struct Group {
     int complete = -1, any = -1;
   };
-  auto group_key = [](const db::CacheKey& k) {
+  auto group_key = [](const CacheKey& k) {
     return std::make_tuple(k.kernel, k.shape.m, k.shape.n, k.shape.k, k.dtype, k.layout,
                            platform_of(k));
   };
-  std::map<decltype(group_key(db::CacheKey{})), Group> groups;
+  std::map<decltype(group_key(CacheKey{})), Group> groups;
   for (int i = 0; i < int(current.size()); ++i) {
-    const db::StoredRun& run = current[std::size_t(i)].run;
+    const StoredRun& run = current[std::size_t(i)].run;
     Group& g = groups[group_key(run.key)];
     if (g.any < 0) g.any = i;
-    if (g.complete < 0 && run.status == "complete") g.complete = i;
+    if (g.complete < 0 && run.status == RunStatus::kComplete) g.complete = i;
   }
-  std::vector<db::StoredRun> base_runs;
+  std::vector<StoredRun> base_runs;
   for (auto& r : base) base_runs.push_back(r.run);
 
   std::set<std::string> platforms;
   std::set<int> used_base;
   for (auto& [id, group] : groups) {
-    const db::RunRecord& now =
+    const RunRecord& now =
         current[std::size_t(group.complete >= 0 ? group.complete : group.any)];
     platforms.insert(platform_of(now.run.key));
     KeyVerdict key;
@@ -253,9 +253,9 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
     key.dtype = now.run.key.dtype;
     key.shape = now.run.key.shape;
     key.layout = now.run.key.layout;
-    if (now.run.status != "complete")
+    if (now.run.status != RunStatus::kComplete)
       key.notes.push_back(fmt::format("NEW has no complete run for this key; its newest run is {}",
-                                      now.run.status));
+                                      to_string(now.run.status)));
     const BaselineChoice choice =
         choose_baseline(base_runs, now.run.key, options.allow_different_device);
     if (choice.status != BaselineStatus::kFound) {
@@ -270,7 +270,7 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
       continue;
     }
     used_base.insert(choice.index);
-    const db::RunRecord& then = base[std::size_t(choice.index)];
+    const RunRecord& then = base[std::size_t(choice.index)];
     key.different_platform = choice.different_platform;
     if (choice.different_platform)
       key.notes.push_back("baseline measured on another platform: " + platform_of(then.run.key));
@@ -281,12 +281,12 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
       report.keys.push_back(std::move(key));
       continue;
     }
-    const db::StoredMeasurement& winner = *base_ranked.front();
+    const StoredMeasurement& winner = *base_ranked.front();
     key.baseline = side_of(then.run, winner);
-    const db::StoredMeasurement* same = nullptr;
+    const StoredMeasurement* same = nullptr;
     for (auto& m : now.measurements) {
       if (!same_config(m, winner)) continue;
-      if (!same || (same->outcome != "ok" && m.outcome == "ok")) same = &m;
+      if (!same || (same->outcome != Outcome::kOk && m.outcome == Outcome::kOk)) same = &m;
     }
     if (!same) {
       key.reason = fmt::format("NEW has no measurement of the cached winner {}", winner.params);
@@ -295,7 +295,7 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
       continue;
     }
     key.current = side_of(now.run, *same);
-    if (same->outcome == "ok") {
+    if (same->outcome == Outcome::kOk) {
       key.comparison = compare_samples(winner.samples_ms, same->samples_ms, options.policy);
       int rank = 0;
       for (auto* other : ranked_ok(now.measurements)) {
@@ -311,8 +311,8 @@ GateReport compare_runs(const std::vector<db::RunRecord>& base,
   }
 
   for (int i = 0; i < int(base.size()); ++i) {
-    const db::StoredRun& run = base[std::size_t(i)].run;
-    if (run.status != "complete" || used_base.count(i)) continue;
+    const StoredRun& run = base[std::size_t(i)].run;
+    if (run.status != RunStatus::kComplete || used_base.count(i)) continue;
     bool matched = false;
     for (auto& k : report.keys)
       matched |= k.kernel == run.key.kernel && k.shape == run.key.shape &&

@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "autotuner/core/verdict.hpp"
-#include "db/exchange.hpp"
-#include "db/store.hpp"
+#include "autotuner/core/records.hpp"
 
 namespace occtune::gate {
 
@@ -25,8 +24,8 @@ struct GateOptions {
 // Baselines are comparable only on the same device model (name, compute capability, SM count),
 // driver and runtime; the device UUID and the kernel build id may differ (a CI runner is another
 // machine of the same model, and the build under test is expected to differ).
-bool same_platform(const db::CacheKey& a, const db::CacheKey& b);
-std::string platform_of(const db::CacheKey& key);  // "NVIDIA H100 80GB HBM3, driver 13000, ..."
+bool same_platform(const CacheKey& a, const CacheKey& b);
+std::string platform_of(const CacheKey& key);  // "NVIDIA H100 80GB HBM3, driver 13000, ..."
 
 enum class BaselineStatus { kFound, kMissing, kIncompatible };
 struct BaselineChoice {
@@ -38,17 +37,17 @@ struct BaselineChoice {
 
 // The newest complete run with the target's kernel, dtype and shape on the same platform,
 // preferring the target's own device UUID. `runs` is newest first (Store::runs order).
-BaselineChoice choose_baseline(const std::vector<db::StoredRun>& runs, const db::CacheKey& target,
+BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
                                bool allow_different_device);
 
 // The passing measurements of a run, the search's recorded winner first, then fastest first
 // (median, then id): element 0 is what Store::best() serves (the cached winner) and the next
 // ones are its nearest runners-up.
-std::vector<const db::StoredMeasurement*> ranked_ok(
-    const std::vector<db::StoredMeasurement>& measurements);
+std::vector<const StoredMeasurement*> ranked_ok(
+    const std::vector<StoredMeasurement>& measurements);
 
 // Configurations are matched across builds and kernel families by parameters and block size.
-bool same_config(const db::StoredMeasurement& a, const db::StoredMeasurement& b);
+bool same_config(const StoredMeasurement& a, const StoredMeasurement& b);
 
 // One side of a comparison: what was measured, where and by which build.
 struct Side {
@@ -60,14 +59,14 @@ struct Side {
   std::string variant;  // manifest symbol
   std::string config;   // "tile=32"
   int threads = 0;
-  std::string outcome = "ok";
+  Outcome outcome = Outcome::kOk;
   std::string error;
   double rel_error = -1;
   std::vector<double> samples_ms;
   Summary summary;
 };
 
-Side side_of(const db::StoredRun& run, const db::StoredMeasurement& m);
+Side side_of(const StoredRun& run, const StoredMeasurement& m);
 
 struct RunnerUp {
   Side current;                // measured in the same session as the current winner
@@ -113,7 +112,7 @@ struct GateReport {
 
 // `occtune compare`: every key of `current` (newest run per platform, kernel, dtype and shape)
 // judged against its baseline in `base`.
-GateReport compare_runs(const std::vector<db::RunRecord>& base,
-                        const std::vector<db::RunRecord>& current, const GateOptions& options);
+GateReport compare_runs(const std::vector<RunRecord>& base,
+                        const std::vector<RunRecord>& current, const GateOptions& options);
 
 }  // namespace occtune::gate

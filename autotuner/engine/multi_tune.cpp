@@ -35,7 +35,7 @@ std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& dev
 }
 
 std::vector<DeviceTune> run_tune_on_devices(const std::vector<MeasurementBackend*>& backends,
-                                            const std::filesystem::path& db,
+                                            const SinkFactory& make_sink,
                                             const TuneRequest& request, Spread spread,
                                             const MultiTuneEvents& events,
                                             const std::atomic<bool>& interrupted) {
@@ -64,8 +64,8 @@ std::vector<DeviceTune> run_tune_on_devices(const std::vector<MeasurementBackend
         events.on_shape(d, s);
       };
     try {
-      auto store = db::Store::open(db);  // this thread's own connection
-      r.outcome = run_tune(*backends[d], store, mine, ev, interrupted);
+      const std::unique_ptr<MeasurementSink> sink = make_sink();  // this thread's own
+      r.outcome = run_tune(*backends[d], *sink, mine, ev, interrupted);
     } catch (const Error& e) {
       r.error = e.what();
       r.error_code = e.code();

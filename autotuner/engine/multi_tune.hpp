@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,14 +45,13 @@ struct MultiTuneEvents {
   std::function<void(std::size_t device, const ShapeResult&)> on_shape;
 };
 
-// Runs run_tune on every backend at once, each on its own thread with its own connection to the
-// store at `db` (the store's write transactions are BEGIN IMMEDIATE, so SQLite serialises the
-// writers). Each device gets the request with its assigned shapes, its own throttle reference
+// Runs run_tune on every backend at once, each on its own thread with its own sink from
+// `make_sink`. Each device gets the request with its assigned shapes, its own throttle reference
 // clock and the whole time budget (the devices run side by side). A device with no shape
 // assigned does not run. One device runs on the calling thread. Returns when every device has
 // finished, stopped or failed.
 std::vector<DeviceTune> run_tune_on_devices(const std::vector<MeasurementBackend*>& backends,
-                                            const std::filesystem::path& db,
+                                            const SinkFactory& make_sink,
                                             const TuneRequest& request, Spread spread,
                                             const MultiTuneEvents& events,
                                             const std::atomic<bool>& interrupted);

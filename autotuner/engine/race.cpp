@@ -14,7 +14,7 @@ namespace {
 
 class Race {
  public:
-  Race(RaceEnv& env, const Plan& plan, const db::CacheKey& key, std::int64_t run_id, double flops)
+  Race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id, double flops)
       : env_(env),
         plan_(plan),
         key_(key),
@@ -131,7 +131,7 @@ class Race {
     if (stored.empty()) return;
     for (int i = 0; i < int(race_.size()); ++i) {
       const Candidate& cand = candidate(i);
-      auto it = std::find_if(stored.begin(), stored.end(), [&](const db::StoredMeasurement& s) {
+      auto it = std::find_if(stored.begin(), stored.end(), [&](const StoredMeasurement& s) {
         return s.variant == cand.variant->symbol && s.threads == cand.threads &&
                s.dynamic_smem == std::int64_t(cand.dynamic_smem);
       });
@@ -385,7 +385,7 @@ class Race {
 
   RaceEnv& env_;
   const Plan& plan_;
-  db::CacheKey key_;
+  CacheKey key_;
   std::int64_t run_id_;
   double flops_;
   TimingPolicy policy_;
@@ -407,7 +407,7 @@ int listed_candidates(const Plan& plan, const SearchSettings& search) {
   return search.max_candidates > 0 ? std::min(n, search.max_candidates) : n;
 }
 
-RaceOutcome run_race(RaceEnv& env, const Plan& plan, const db::CacheKey& key, std::int64_t run_id,
+RaceOutcome run_race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id,
                      double flops) {
   return Race(env, plan, key, run_id, flops).run();
 }

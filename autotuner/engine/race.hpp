@@ -11,13 +11,13 @@
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/engine/tune_result.hpp"
 #include "autotuner/engine/tuner.hpp"
-#include "db/store.hpp"
+#include "autotuner/core/measurement_sink.hpp"
 
 namespace occtune::engine {
 
 struct RaceEnv {
   MeasurementBackend& backend;
-  db::Store& store;
+  MeasurementSink& store;
   const TuneRequest& request;
   // kInterrupted (Ctrl-C), kBudget (this race's share of the time budget is spent) or kNone.
   std::function<StopReason()> should_stop;
@@ -35,7 +35,7 @@ struct RaceOutcome {
 // The candidates the race will list: the plan in strategy order, cut to max_candidates.
 int listed_candidates(const Plan& plan, const SearchSettings& search);
 
-RaceOutcome run_race(RaceEnv& env, const Plan& plan, const db::CacheKey& key, std::int64_t run_id,
+RaceOutcome run_race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id,
                      double flops);
 
 }  // namespace occtune::engine

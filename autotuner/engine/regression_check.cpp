@@ -24,13 +24,13 @@ struct Target {
 
 struct KeyWork {
   KeyVerdict key;
-  db::StoredRun base_run;
-  std::vector<db::StoredMeasurement> base_measurements;
-  std::vector<db::StoredMeasurement> base_targets;  // copies: winner first, then runners-up
+  StoredRun base_run;
+  std::vector<StoredMeasurement> base_measurements;
+  std::vector<StoredMeasurement> base_targets;  // copies: winner first, then runners-up
   std::vector<Target> targets;
 };
 
-std::optional<Candidate> find_candidate(const Plan& plan, const db::StoredMeasurement& m) {
+std::optional<Candidate> find_candidate(const Plan& plan, const StoredMeasurement& m) {
   for (auto& c : plan.candidates)
     if (c.variant && c.rejection.empty() && c.variant->label() == m.params &&
         c.threads == m.threads)
@@ -49,7 +49,7 @@ int sample_count(const TimingPolicy& policy, double median_ms) {
 
 void mark_failed(Target& t, Outcome outcome, const std::string& error) {
   t.ok = false;
-  t.side.outcome = std::string(to_string(outcome));
+  t.side.outcome = outcome;
   t.side.error = error;
 }
 
@@ -80,7 +80,7 @@ Side current_side(const DeviceInfo& device, const CheckRequest& request, const s
                   Shape shape, const Candidate& c) {
   Side s;
   const auto key =
-      db::CacheKey::make(device, kernel, request.build_id, shape, "f32",
+      CacheKey::make(device, kernel, request.build_id, shape, "f32",
                          layout_name(request.layout));
   s.build_id = request.build_id;
   s.device_uuid = device.uuid;
@@ -92,8 +92,8 @@ Side current_side(const DeviceInfo& device, const CheckRequest& request, const s
 }
 
 // Finds the baseline and the candidates to measure; a key that cannot be judged is finished here.
-KeyWork prepare(MeasurementBackend& backend, db::Store& store,
-                const std::vector<db::StoredRun>& runs, const CheckRequest& request,
+KeyWork prepare(MeasurementBackend& backend, RunHistory& store,
+                const std::vector<StoredRun>& runs, const CheckRequest& request,
                 const std::string& kernel, Shape shape) {
   KeyWork w;
   KeyVerdict& key = w.key;
@@ -103,7 +103,7 @@ KeyWork prepare(MeasurementBackend& backend, db::Store& store,
   auto it = request.kernel_override.find(kernel);
   key.launched_kernel = it == request.kernel_override.end() ? kernel : it->second;
   const DeviceInfo& device = backend.device();
-  const auto target = db::CacheKey::make(device, kernel, request.build_id, shape, "f32",
+  const auto target = CacheKey::make(device, kernel, request.build_id, shape, "f32",
                                          layout_name(request.layout));
   const BaselineChoice choice = choose_baseline(runs, target, request.gate.allow_different_device);
   if (choice.status != BaselineStatus::kFound) {
@@ -206,7 +206,7 @@ void measure(MeasurementBackend& backend, const CheckRequest& request, KeyWork& 
   for (std::size_t i = 1; i < w.targets.size(); ++i) {
     const Target& t = w.targets[i];
     if (!t.ok) {
-      key.notes.push_back(fmt::format("runner-up {} is now {}{}", t.side.config, t.side.outcome,
+      key.notes.push_back(fmt::format("runner-up {} is now {}{}", t.side.config, to_string(t.side.outcome),
                                       t.side.error.empty() ? "" : " (" + t.side.error + ")"));
       continue;
     }
@@ -217,7 +217,7 @@ void measure(MeasurementBackend& backend, const CheckRequest& request, KeyWork& 
 
 }  // namespace
 
-GateReport run_check(MeasurementBackend& backend, db::Store& store, const CheckRequest& request,
+GateReport run_check(MeasurementBackend& backend, RunHistory& store, const CheckRequest& request,
                      const CheckEvents& events) {
   GateReport report;
   report.kind = "check";
@@ -225,7 +225,7 @@ GateReport run_check(MeasurementBackend& backend, db::Store& store, const CheckR
   report.build_id = request.build_id;
   const DeviceInfo& device = backend.device();
   report.device = fmt::format("GPU {} {} ({})", device.index, device.name, device.uuid);
-  const std::vector<db::StoredRun> runs = store.runs();
+  const std::vector<StoredRun> runs = store.runs();
   bool context_lost = false;
 
   auto finish = [&](KeyVerdict& key) {

@@ -11,7 +11,7 @@
 
 #include "autotuner/core/backend.hpp"
 #include "autotuner/engine/gate.hpp"
-#include "db/store.hpp"
+#include "autotuner/core/measurement_sink.hpp"
 
 namespace occtune::gate {
 
@@ -38,7 +38,7 @@ struct CheckEvents {
   std::function<void(const KeyVerdict&)> on_key;
 };
 
-GateReport run_check(MeasurementBackend& backend, db::Store& store, const CheckRequest& request,
+GateReport run_check(MeasurementBackend& backend, RunHistory& store, const CheckRequest& request,
                      const CheckEvents& events);
 
 }  // namespace occtune::gate

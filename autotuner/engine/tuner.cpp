@@ -70,7 +70,7 @@ int pick_winner(const std::vector<Measurement>& ms) {
   return best;
 }
 
-TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRequest& request,
+TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const TuneRequest& request,
                      const TuneEvents& events, const std::atomic<bool>& interrupted) {
   const auto now = request.clock ? request.clock : std::function<double()>(steady_seconds);
   const double start = now();
@@ -139,7 +139,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
             progress(shape, plan.family, phase, done, best, best_ms);
           }};
       auto race = engine::run_race(env, plan,
-                                   db::CacheKey::make(device, plan.family, request.build_id, shape),
+                                   CacheKey::make(device, plan.family, request.build_id, shape),
                                    run_id, shape.flops());
       done = done_before + engine::listed_candidates(plan, request.search);
       ++runs_done;
@@ -147,11 +147,11 @@ TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRe
       kr = std::move(race.result);
       kr.wall_s = now() - run_start;
       if (kr.stopped == StopReason::kBudget) outcome.budget_exhausted = true;
-      const auto status = interrupted            ? db::RunStatus::kInterrupted
-                          : outcome.context_lost ? db::RunStatus::kFailed
-                                                 : db::RunStatus::kComplete;
+      const auto status = interrupted            ? RunStatus::kInterrupted
+                          : outcome.context_lost ? RunStatus::kFailed
+                                                 : RunStatus::kComplete;
       store.finish_run(run_id, status);
-      if (kr.winner < 0 && status == db::RunStatus::kComplete)
+      if (kr.winner < 0 && status == RunStatus::kComplete)
         spdlog::warn("{} at {}: no candidate passed; nothing is cached for this key", plan.family,
                      shape.str());
       progress(shape, plan.family, "done", done,

@@ -12,7 +12,7 @@
 #include "autotuner/core/backend.hpp"
 #include "autotuner/core/search_strategy.hpp"
 #include "autotuner/engine/tune_result.hpp"
-#include "db/store.hpp"
+#include "autotuner/core/measurement_sink.hpp"
 
 namespace occtune {
 
@@ -60,7 +60,7 @@ struct TuneOutcome {
   double wall_s = 0;          // tuning wall time: planning to the last decision
 };
 
-TuneOutcome run_tune(MeasurementBackend& backend, db::Store& store, const TuneRequest& request,
+TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& sink, const TuneRequest& request,
                      const TuneEvents& events, const std::atomic<bool>& interrupted);
 
 }  // namespace occtune

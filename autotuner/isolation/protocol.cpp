@@ -3,77 +3,41 @@
 #include <cmath>
 #include <limits>
 
+#include "autotuner/core/model_json.hpp"
 #include "kernels/registry.hpp"
 
 namespace occtune::isolation {
 namespace {
 
-// Field lists: one list serves the encoder and the decoder, so the two cannot drift apart. When a
-// struct gains a field, the size check below fails the build until the field is listed here.
-// clang-format off
-#define OCCTUNE_DEVICE_FIELDS(X)                                                              \
-  X(index) X(uuid) X(name) X(source) X(cc_major) X(cc_minor) X(sm_count) X(warp_size)         \
-  X(max_threads_per_block) X(max_threads_per_sm) X(max_blocks_per_sm) X(regs_per_block)       \
-  X(regs_per_sm) X(shared_mem_per_block) X(shared_mem_per_block_optin) X(shared_mem_per_sm)   \
-  X(reserved_shared_mem_per_block) X(max_grid_x) X(max_grid_y) X(l2_bytes)                    \
-  X(global_mem_bytes) X(clock_khz) X(memory_clock_khz) X(memory_bus_width) X(driver_version)  \
-  X(runtime_version) X(pci_bus_id)
-#define OCCTUNE_POLICY_FIELDS(X)                                                              \
-  X(warmup) X(samples) X(min_time_s) X(target_noise) X(max_seconds_per_candidate)             \
-  X(max_samples) X(batch) X(flush_l2) X(tolerance) X(seed) X(settle_ms) X(settle_timeout_ms)  \
-  X(throttle_ratio) X(throttle_retries) X(timer)
-#define OCCTUNE_CANDIDATE_FIELDS(X)                                                           \
-  X(origin) X(step) X(suggested_block) X(block_limit) X(threads) X(tile) X(dynamic_smem)      \
-  X(registers) X(active_blocks_per_sm) X(occupancy) X(limiter) X(grid_x) X(grid_y) X(grid_z)  \
-  X(waves) X(rejection)
-// clang-format on
+// Devices, policies and candidates travel in the model's one codec (autotuner/core/model_json);
+// a peer is this same build, so every field is required.
+using model::Missing;
+using model::number;
 
-static_assert(sizeof(DeviceInfo) == 256,
-              "DeviceInfo changed: list the new field in OCCTUNE_DEVICE_FIELDS, then update "
-              "this size");
-static_assert(sizeof(TimingPolicy) == 120,
-              "TimingPolicy changed: list the new field in OCCTUNE_POLICY_FIELDS, then update "
-              "this size");
-static_assert(sizeof(Candidate) == 184,
-              "Candidate changed: list the new field in OCCTUNE_CANDIDATE_FIELDS, then update "
-              "this size");
 static_assert(sizeof(SampleBatch) == 72,
               "SampleBatch changed: encode the new field in encode/decode_batch, then update "
               "this size");
 
-// Doubles round-trip through JSON numbers; NaN and infinities (a poisoned output's error) are
-// not JSON numbers and travel as strings.
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
+// decoding() for the model codec's own errors (a missing or unusable field, named).
+template <class F>
+auto model_decoding(const char* what, F&& body) -> decltype(body()) {
+  return decoding(what, [&] {
+    try {
+      return body();
+    } catch (const Error& e) {
+      throw Error(ExitCode::kRuntime, std::string("worker protocol: malformed ") + what + ": " +
+                                          e.what() + "; rerun, or measure in-process with "
+                                                     "--no-isolation");
+    }
+  });
 }
 
 double to_double(const json& j) {
-  if (j.is_string()) {
-    const auto s = j.get<std::string>();
-    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    if (s == "inf") return std::numeric_limits<double>::infinity();
-    if (s == "-inf") return -std::numeric_limits<double>::infinity();
-    throw Error(ExitCode::kRuntime, "worker protocol: '" + s + "' is not a number");
+  try {
+    return model::to_double(j);
+  } catch (const Error& e) {
+    throw Error(ExitCode::kRuntime, std::string("worker protocol: ") + e.what());
   }
-  return j.get<double>();
-}
-
-template <class T>
-void put(json& j, const char* key, const T& v) {
-  if constexpr (std::is_same_v<T, double>)
-    j[key] = number(v);
-  else
-    j[key] = v;
-}
-
-template <class T>
-void take(const json& j, const char* key, T& v) {
-  if constexpr (std::is_same_v<T, double>)
-    v = to_double(j.at(key));
-  else
-    v = j.at(key).get<T>();
 }
 
 Outcome to_outcome(const json& j) {
@@ -85,40 +49,17 @@ Outcome to_outcome(const json& j) {
 
 }  // namespace
 
-json encode(const DeviceInfo& d) {
-  json j = json::object();
-#define X(f) put(j, #f, d.f);
-  OCCTUNE_DEVICE_FIELDS(X)
-#undef X
-  return j;
-}
+json encode(const DeviceInfo& d) { return model::to_json(d); }
 
 DeviceInfo decode_device(const json& j) {
-  return decoding("device", [&] {
-    DeviceInfo d;
-#define X(f) take(j, #f, d.f);
-    OCCTUNE_DEVICE_FIELDS(X)
-#undef X
-    return d;
-  });
+  return model_decoding("device", [&] { return model::device_from_json(j, Missing::kRequired); });
 }
 
-json encode(const TimingPolicy& p) {
-  json j = json::object();
-#define X(f) put(j, #f, p.f);
-  OCCTUNE_POLICY_FIELDS(X)
-#undef X
-  return j;
-}
+json encode(const TimingPolicy& p) { return model::to_json(p); }
 
 TimingPolicy decode_policy(const json& j) {
-  return decoding("timing policy", [&] {
-    TimingPolicy p;
-#define X(f) take(j, #f, p.f);
-    OCCTUNE_POLICY_FIELDS(X)
-#undef X
-    return p;
-  });
+  return model_decoding("timing policy",
+                        [&] { return model::policy_from_json(j, Missing::kRequired); });
 }
 
 json encode(const Shape& s) { return json::array({s.m, s.n, s.k}); }
@@ -144,16 +85,13 @@ Layout decode_layout(const json& j) {
 }
 
 json encode(const Candidate& c) {
-  json j = json::object();
+  json j = model::to_json(c);
   j["variant"] = c.variant ? c.variant->symbol : std::string();
-#define X(f) put(j, #f, c.f);
-  OCCTUNE_CANDIDATE_FIELDS(X)
-#undef X
   return j;
 }
 
 Candidate decode_candidate(const json& j) {
-  return decoding("candidate", [&] {
+  Candidate c = decoding("candidate", [&] {
     Candidate c;
     const auto symbol = j.at("variant").get<std::string>();
     for (auto& v : kernels::variants())
@@ -163,11 +101,10 @@ Candidate decode_candidate(const json& j) {
                   "worker protocol: kernel variant '" + symbol +
                       "' is not registered on this side (is OCCTUNE_TEST_KERNELS set on one "
                       "side only?)");
-#define X(f) take(j, #f, c.f);
-    OCCTUNE_CANDIDATE_FIELDS(X)
-#undef X
     return c;
   });
+  model_decoding("candidate", [&] { model::candidate_fields_from_json(j, c, Missing::kRequired); });
+  return c;
 }
 
 json encode(const Plan& plan) {

@@ -11,7 +11,7 @@ using nlohmann::json;
 json side_json(const gate::Side& s) {
   return {{"run_id", s.run_id},        {"build_id", s.build_id},     {"device_uuid", s.device_uuid},
           {"platform", s.platform},    {"started_at", s.started_at}, {"variant", s.variant},
-          {"config", s.config},        {"threads", s.threads},       {"outcome", s.outcome},
+          {"config", s.config},        {"threads", s.threads},       {"outcome", to_string(s.outcome)},
           {"error", s.error},          {"rel_error", s.rel_error},   {"timing", to_json(s.summary)},
           {"samples_ms", s.samples_ms}};
 }

@@ -49,7 +49,7 @@ std::string side_text(const char* label, const std::optional<gate::Side>& s) {
       "{}: {} {} ({} threads), {} samples, median {:.4f} ms (q1 {:.4f}, q3 {:.4f}), "
       "outcome {}, build {}, {}{}\n",
       label, s->variant, s->config, s->threads, s->summary.count, s->summary.median, s->summary.q1,
-      s->summary.q3, s->outcome, s->build_id, s->platform,
+      s->summary.q3, to_string(s->outcome), s->build_id, s->platform,
       s->run_id ? fmt::format(", run {}", s->run_id) : "");
 }
 

@@ -1,42 +1,20 @@
 #include "autotuner/output/json_output.hpp"
 
+#include "autotuner/core/model_json.hpp"
+
 namespace occtune::output {
 
 using nlohmann::json;
 
+// The model's one encoding (autotuner/core/model_json), plus "compute_capability" ("9.0") for
+// readers; the CLI's JSON and the store's device columns use the same field names.
 json to_json(const DeviceInfo& d) {
-  return {{"index", d.index},
-          {"uuid", d.uuid},
-          {"name", d.name},
-          {"source", d.source},
-          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-          {"sm_count", d.sm_count},
-          {"warp_size", d.warp_size},
-          {"max_threads_per_block", d.max_threads_per_block},
-          {"max_threads_per_sm", d.max_threads_per_sm},
-          {"max_blocks_per_sm", d.max_blocks_per_sm},
-          {"regs_per_block", d.regs_per_block},
-          {"regs_per_sm", d.regs_per_sm},
-          {"shared_mem_per_block", d.shared_mem_per_block},
-          {"shared_mem_per_block_optin", d.shared_mem_per_block_optin},
-          {"shared_mem_per_sm", d.shared_mem_per_sm},
-          {"reserved_shared_mem_per_block", d.reserved_shared_mem_per_block},
-          {"max_grid_x", d.max_grid_x},
-          {"max_grid_y", d.max_grid_y},
-          {"l2_bytes", d.l2_bytes},
-          {"global_mem_bytes", d.global_mem_bytes},
-          {"clock_khz", d.clock_khz},
-          {"memory_clock_khz", d.memory_clock_khz},
-          {"memory_bus_width", d.memory_bus_width},
-          {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version},
-          {"pci_bus_id", d.pci_bus_id}};
+  json j = model::to_json(d);
+  j["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+  return j;
 }
 
-json to_json(const Summary& s) {
-  return {{"count", s.count}, {"min_ms", s.min},       {"q1_ms", s.q1},   {"median_ms", s.median},
-          {"q3_ms", s.q3},    {"max_ms", s.max},       {"mean_ms", s.mean}};
-}
+json to_json(const Summary& s) { return model::to_json(s); }
 
 json to_json(const TimingPolicy& p) {
   return {{"warmup", p.warmup},

@@ -271,7 +271,7 @@ void provenance(std::string& out, const DeviceView& v) {
         "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"mono\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td title=\"{}\">{}</td></tr>\n",
-        r.id, e(r.started_at.substr(0, 19)), e(r.status), e(r.key.kernel), e(r.key.shape.str()),
+        r.id, e(r.started_at.substr(0, 19)), e(std::string(to_string(r.status))), e(r.key.kernel), e(r.key.shape.str()),
         e(r.tool_version), e(r.key.build_id), e(r.strategy.empty() ? "-" : r.strategy),
         r.reference_clock_mhz > 0 ? std::to_string(r.reference_clock_mhz) : "-",
         p.sm_clock_max_mhz > 0 ? fmt::format("{}-{}", p.sm_clock_min_mhz, p.sm_clock_max_mhz)

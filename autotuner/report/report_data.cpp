@@ -42,7 +42,7 @@ int served(const std::vector<db::StoredMeasurement>& ms) {
   int best = -1;
   for (int i = 0; i < int(ms.size()); ++i) {
     const auto& m = ms[size_t(i)];
-    if (m.outcome != "ok" || m.summary.median <= 0) continue;
+    if (m.outcome != Outcome::kOk || m.summary.median <= 0) continue;
     if (best < 0) {
       best = i;
       continue;
@@ -64,9 +64,9 @@ Point point_of(const db::StoredMeasurement& m, const std::string& family, bool w
   p.occupancy = m.occupancy;
   p.active_blocks_per_sm = m.active_blocks_per_sm;
   p.limiter = m.limiter;
-  p.outcome = m.outcome;
+  p.outcome = std::string(to_string(m.outcome));
   p.error = m.error;
-  if (m.outcome == "ok" && m.summary.count > 0) {
+  if (m.outcome == Outcome::kOk && m.summary.count > 0) {
     p.median_ms = m.summary.median;
     p.q1_ms = m.summary.q1;
     p.q3_ms = m.summary.q3;
@@ -130,7 +130,7 @@ DeviceView device_view(db::Store& store, const DeviceInfo& device,
   std::map<ShapeKey, ShapeView> shapes;
   std::set<std::pair<ShapeKey, std::string>> taken;
   for (const db::StoredRun* r : runs) {
-    if (r->status != "complete") continue;
+    if (r->status != RunStatus::kComplete) continue;
     if (!taken.insert({key_of(r->key.shape), r->key.kernel}).second) continue;
     ShapeView& s = shapes[key_of(r->key.shape)];
     s.shape = r->key.shape;
@@ -169,7 +169,7 @@ DeviceView device_view(db::Store& store, const DeviceInfo& device,
   std::map<std::pair<std::string, ShapeKey>, KeyHistory> history;
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     const db::StoredRun* r = *it;
-    if (r->status != "complete") continue;
+    if (r->status != RunStatus::kComplete) continue;
     const auto& ms = measurements_of(r->id);
     const int win = served(ms);
     if (win < 0) continue;
@@ -207,7 +207,7 @@ DeviceView device_view(db::Store& store, const DeviceInfo& device,
     p.run = *r;
     for (auto& m : measurements_of(r->id)) {
       ++p.measurements;
-      if (m.outcome != "ok") continue;
+      if (m.outcome != Outcome::kOk) continue;
       const int lo = m.sm_clock_min_mhz > 0 ? m.sm_clock_min_mhz : m.sm_clock_mhz;
       const int hi = m.sm_clock_max_mhz > 0 ? m.sm_clock_max_mhz : m.sm_clock_mhz;
       if (lo > 0) p.sm_clock_min_mhz = p.sm_clock_min_mhz ? std::min(p.sm_clock_min_mhz, lo) : lo;

@@ -3,6 +3,8 @@
 // whose cause goes to the log, never to the client.
 #include "autotuner/service/routes.hpp"
 
+#include "autotuner/core/model_json.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -81,14 +83,8 @@ Answer problem_answer(const Problem& p) {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-json device_summary(const DeviceInfo& d) {
-  return {{"uuid", d.uuid},
-          {"name", d.name},
-          {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-          {"sm_count", d.sm_count},
-          {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version}};
-}
+// The cache-key fields of a device in the model's one encoding (autotuner/core/model_json).
+json device_summary(const DeviceInfo& d) { return model::device_key_json(d); }
 
 Answer best_answer(db::Store& store, const BestRequest& r) {
   const std::string& uuid = r.device;

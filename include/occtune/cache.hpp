@@ -23,8 +23,9 @@ struct LookupOptions {
 class Cache {
  public:
   // Opens the store read-only (a file or directory without write permission, e.g. a cache
-  // shipped in a container image, is fine): OCCTUNE_DB when it is set and not empty, else
-  // $XDG_CACHE_HOME/occtune/occtune.db, else ~/.cache/occtune/occtune.db.
+  // shipped in a container image, is fine): OCCTUNE_DB when it is set, else
+  // $XDG_CACHE_HOME/occtune/occtune.db, else ~/.cache/occtune/occtune.db. OCCTUNE_DB set but
+  // empty is Error(kUsage), as in the CLI.
   // Throws Error: kNotFound when there is no database or it was written by a newer occtune (or
   // is not occtune's); kRuntime for I/O problems or a damaged file. The message names the path.
   static Cache open();

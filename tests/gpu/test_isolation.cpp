@@ -42,8 +42,8 @@ std::map<std::string, std::pair<std::string, std::string>> stored(const fs::path
   auto store = db::Store::open(db, db::OpenMode::kReadOnly);
   for (auto& run : store.runs()) {
     if (run.key.kernel != kernel) continue;
-    if (status) *status = run.status;
-    for (auto& m : store.measurements(run.id)) out[m.variant] = {m.outcome, m.error};
+    if (status) *status = to_string(run.status);
+    for (auto& m : store.measurements(run.id)) out[m.variant] = {std::string(to_string(m.outcome)), m.error};
   }
   return out;
 }

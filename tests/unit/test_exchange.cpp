@@ -82,7 +82,7 @@ TEST(Exchange, ExportCarriesEveryRunCandidateAndSample) {
     ASSERT_EQ(run["measurements"].size(), stored.size());
     for (std::size_t j = 0; j < stored.size(); ++j) {
       const json& m = run["measurements"][j];
-      EXPECT_EQ(m["outcome"], stored[j].outcome);
+      EXPECT_EQ(m["outcome"], std::string(to_string(stored[j].outcome)));
       EXPECT_EQ(m["params"], stored[j].params);
       EXPECT_EQ(m["samples"].get<std::vector<double>>(), stored[j].samples_ms);
       if (stored[j].rel_error < 0) {
@@ -155,16 +155,16 @@ TEST(Exchange, UnfinishedRunIsReplacedByItsFinishedCopy) {
 
   Store copy = tmp.store("copy.db");
   EXPECT_EQ(import_runs(copy, running, "running.json").runs_added, 1);
-  EXPECT_EQ(copy.runs().front().status, "running");
+  EXPECT_EQ(copy.runs().front().status, RunStatus::kRunning);
   const ImportSummary s = import_runs(copy, finished, "finished.json");
   EXPECT_EQ(s.runs_replaced, 1);
   EXPECT_EQ(s.runs_added, 0);
   ASSERT_EQ(copy.runs().size(), 1u);
-  EXPECT_EQ(copy.runs().front().status, "complete");
+  EXPECT_EQ(copy.runs().front().status, RunStatus::kComplete);
   EXPECT_EQ(copy.measurements(copy.runs().front().id).size(), 2u);
   // ...and the older, unfinished copy never replaces the finished one.
   EXPECT_EQ(import_runs(copy, running, "running.json").runs_skipped, 1);
-  EXPECT_EQ(copy.runs().front().status, "complete");
+  EXPECT_EQ(copy.runs().front().status, RunStatus::kComplete);
 }
 
 void expect_refused(Store& store, const std::string& text, ExitCode code,

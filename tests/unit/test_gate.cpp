@@ -208,10 +208,10 @@ TEST(Gate, BaselinePrefersTheSameDeviceThenTheNewestOfTheModel) {
   const auto target = db::CacheKey::make(gate_device("GPU-me"), "tiled_dynamic", "b", kSquare);
   for (auto& r : runs) {
     r.key = target;
-    r.status = "complete";
+    r.status = RunStatus::kComplete;
   }
   runs[0].key.device_uuid = "GPU-other";                     // newest, same model
-  runs[1].status = "interrupted";                            // never a baseline
+  runs[1].status = RunStatus::kInterrupted;                            // never a baseline
   runs[3].key.shape = kOdd;                                  // another key
   EXPECT_EQ(choose_baseline(runs, target, false).index, 2);  // same UUID wins over newer
   runs[2].key.device_uuid = "GPU-third";
@@ -227,9 +227,9 @@ TEST(Gate, BaselinePrefersTheSameDeviceThenTheNewestOfTheModel) {
 
 TEST(Gate, TheRecordedWinnerIsTheCachedWinner) {
   std::vector<db::StoredMeasurement> ms(3);
-  ms[0].id = 1, ms[0].outcome = "ok", ms[0].summary.median = 1.0;
-  ms[1].id = 2, ms[1].outcome = "ok", ms[1].summary.median = 0.9, ms[1].params = "fast";
-  ms[2].id = 3, ms[2].outcome = "wrong_result", ms[2].summary.median = 0.1;
+  ms[0].id = 1, ms[0].outcome = Outcome::kOk, ms[0].summary.median = 1.0;
+  ms[1].id = 2, ms[1].outcome = Outcome::kOk, ms[1].summary.median = 0.9, ms[1].params = "fast";
+  ms[2].id = 3, ms[2].outcome = Outcome::kWrongResult, ms[2].summary.median = 0.1;
   auto ranked = ranked_ok(ms);
   ASSERT_EQ(ranked.size(), 2u);
   EXPECT_EQ(ranked[0]->id, 2);

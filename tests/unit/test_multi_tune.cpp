@@ -80,7 +80,7 @@ std::set<std::pair<std::string, std::string>> stored_runs(const fs::path& db) {
   auto store = db::Store::open(db);
   std::set<std::pair<std::string, std::string>> out;
   for (auto& run : store.runs()) {
-    EXPECT_EQ(run.status, "complete") << run.key.device_uuid << " " << run.key.shape.str();
+    EXPECT_EQ(run.status, RunStatus::kComplete) << run.key.device_uuid << " " << run.key.shape.str();
     out.insert({run.key.device_uuid, run.key.shape.str()});
   }
   return out;
@@ -156,7 +156,7 @@ TEST(MultiTune, SpreadShapesMeasuresEachShapeOncePerModel) {
   std::map<std::size_t, int> shapes_seen;
   MultiTuneEvents events;
   events.on_shape = [&](std::size_t d, const ShapeResult&) { ++shapes_seen[d]; };
-  const auto results = run_tune_on_devices(raw(gpus), db.path, small_request({s64, s96, s128}),
+  const auto results = run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64, s96, s128}),
                                            Spread::kShapes, events, interrupted);
   ASSERT_EQ(results.size(), 3u);
   for (auto& r : results) EXPECT_TRUE(r.error.empty()) << r.error;
@@ -171,7 +171,7 @@ TEST(MultiTune, SpreadNoneMeasuresEveryShapeOnEveryGpu) {
   TempDb db("occtune_multi_none");
   const auto gpus = fake_gpus({"0", "1"});
   std::atomic<bool> interrupted{false};
-  const auto results = run_tune_on_devices(raw(gpus), db.path, small_request({s64, s96}),
+  const auto results = run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64, s96}),
                                            Spread::kNone, {}, interrupted);
   for (auto& r : results) EXPECT_TRUE(r.error.empty()) << r.error;
   const std::set<std::pair<std::string, std::string>> expected = {
@@ -188,7 +188,8 @@ Stored stored_measurements(const fs::path& db) {
   for (auto& run : store.runs())
     for (auto& m : store.measurements(run.id))
       out.insert(
-          {run.key.device_uuid, run.key.shape.str(), m.variant, m.outcome, m.samples_ms, m.winner});
+          {run.key.device_uuid, run.key.shape.str(), m.variant, std::string(to_string(m.outcome)),
+           m.samples_ms, m.winner});
   return out;
 }
 
@@ -209,7 +210,7 @@ TEST(MultiTune, OneGpuThroughTheMultiDevicePathStoresWhatTheEngineStoresAlone) {
   }
   const auto gpus = fake_gpus({"1"});
   const auto results =
-      run_tune_on_devices(raw(gpus), multi.path, request, Spread::kShapes, {}, interrupted);
+      run_tune_on_devices(raw(gpus), db::Store::connections_to(multi.path), request, Spread::kShapes, {}, interrupted);
   ASSERT_EQ(results.size(), 1u);
   ASSERT_TRUE(results[0].error.empty()) << results[0].error;
   const auto& via_multi = results[0].outcome;
@@ -233,7 +234,7 @@ TEST(MultiTune, AnErrorOnOneGpuLeavesTheOthersResults) {
   std::atomic<bool> interrupted{false};
   // The stand-in refuses M = 99999 as a shape that does not fit; it falls to the second H100.
   const auto results =
-      run_tune_on_devices(raw(gpus), db.path, small_request({s64, Shape{99999, 64, 64}}),
+      run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64, Shape{99999, 64, 64}}),
                           Spread::kShapes, {}, interrupted);
   EXPECT_TRUE(results[0].error.empty()) << results[0].error;
   EXPECT_EQ(results[0].outcome.shapes.size(), 1u);
@@ -252,7 +253,7 @@ TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
   request.kernels = {"planted_faults", "naive"};
   std::atomic<bool> interrupted{false};
   const auto results =
-      run_tune_on_devices(raw(gpus), db.path, request, Spread::kNone, {}, interrupted);
+      run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), request, Spread::kNone, {}, interrupted);
   for (auto& r : results) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_EQ(r.outcome.shapes.size(), 1u);
@@ -266,7 +267,7 @@ TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
   auto store = db::Store::open(db.path);
   for (auto& run : store.runs())
     if (run.key.kernel == "planted_faults")
-      for (auto& m : store.measurements(run.id)) stored[run.key.device_uuid][m.variant] = m.outcome;
+      for (auto& m : store.measurements(run.id)) stored[run.key.device_uuid][m.variant] = to_string(m.outcome);
   const std::map<std::string, std::string> expected = {{"PlantedFault<0>", "ok"},
                                                        {"PlantedFault<1>", "wrong_result"},
                                                        {"PlantedFault<2>", "exceeds_limits"},
@@ -285,7 +286,7 @@ TEST(MultiTune, CtrlCMidRunStopsEveryGpuAndKeepsWhatWasMeasured) {
   MultiTuneEvents events;
   // The first finished shape anywhere plays the Ctrl-C (the CLI's SIGINT handler sets the flag).
   events.on_shape = [&](std::size_t, const ShapeResult&) { interrupted = true; };
-  const auto results = run_tune_on_devices(raw(gpus), db.path, small_request({s64, s96, s128}),
+  const auto results = run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64, s96, s128}),
                                            Spread::kNone, events, interrupted);
   std::size_t shapes_done = 0;
   for (auto& r : results) {
@@ -297,8 +298,8 @@ TEST(MultiTune, CtrlCMidRunStopsEveryGpuAndKeepsWhatWasMeasured) {
   auto store = db::Store::open(db.path);
   std::size_t complete = 0;
   for (auto& run : store.runs()) {
-    EXPECT_TRUE(run.status == "complete" || run.status == "interrupted") << run.status;
-    complete += run.status == "complete";
+    EXPECT_TRUE(run.status == RunStatus::kComplete || run.status == RunStatus::kInterrupted) << to_string(run.status);
+    complete += run.status == RunStatus::kComplete;
   }
   EXPECT_GE(complete, 1u);  // the shape that finished first is kept, complete
 }
@@ -308,7 +309,7 @@ TEST(MultiTune, AnInterruptStopsEveryGpu) {
   const auto gpus = fake_gpus({"0", "2"});
   std::atomic<bool> interrupted{true};
   const auto results =
-      run_tune_on_devices(raw(gpus), db.path, small_request({s64}), Spread::kNone, {}, interrupted);
+      run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64}), Spread::kNone, {}, interrupted);
   for (auto& r : results) {
     EXPECT_TRUE(r.outcome.interrupted);
     EXPECT_TRUE(r.outcome.shapes.empty());

@@ -20,6 +20,7 @@
 
 #include "autotuner/core/error.hpp"
 #include "db/store.hpp"
+#include "db/store_path.hpp"
 #include "tests/support/seed_store.hpp"
 
 namespace occtune::db {
@@ -219,12 +220,12 @@ TEST(Store, RoundTripPicksFastestOkNeverWrongResult) {
   EXPECT_EQ(best->run.id, id);
   EXPECT_EQ(best->best.variant, "TiledDynamic<16>");
   EXPECT_EQ(best->best.params, "tile=16");
-  EXPECT_EQ(best->best.outcome, "ok");
+  EXPECT_EQ(best->best.outcome, Outcome::kOk);
   EXPECT_DOUBLE_EQ(best->best.summary.median, 1.6);
   EXPECT_DOUBLE_EQ(best->run.cublas.median, 0.8);
   EXPECT_EQ(best->run.cublas.count, 3u);
   EXPECT_DOUBLE_EQ(best->ratio_to_cublas(), 0.8 / 1.6);
-  EXPECT_EQ(best->run.status, "complete");
+  EXPECT_EQ(best->run.status, RunStatus::kComplete);
   EXPECT_EQ(best->run.tool_version, "0.1.0");
   EXPECT_EQ(best->run.argv_json, R"(["occtune","tune","--shape","1024x1024x1024"])");
   EXPECT_NE(best->run.policy_json.find("\"samples\":20"), std::string::npos);
@@ -262,14 +263,14 @@ TEST(Store, RoundTripPicksFastestOkNeverWrongResult) {
   EXPECT_EQ(first.sm_clock_mhz, 1980);
 
   // Insertion order, and the failure reasons survive.
-  EXPECT_EQ(stored[1].outcome, "wrong_result");
+  EXPECT_EQ(stored[1].outcome, Outcome::kWrongResult);
   EXPECT_DOUBLE_EQ(stored[1].rel_error, 0.25);
-  EXPECT_EQ(stored[2].outcome, "ok");
-  EXPECT_EQ(stored[3].outcome, "exceeds_limits");
+  EXPECT_EQ(stored[2].outcome, Outcome::kOk);
+  EXPECT_EQ(stored[3].outcome, Outcome::kExceedsLimits);
   EXPECT_EQ(stored[3].error, "threads 4096 > max_threads_per_block 1024");
   EXPECT_DOUBLE_EQ(stored[3].rel_error, -1);
   EXPECT_TRUE(stored[3].samples_ms.empty());
-  EXPECT_EQ(stored[4].outcome, "crashed");
+  EXPECT_EQ(stored[4].outcome, Outcome::kCrashed);
   EXPECT_EQ(stored[4].error, "cudaErrorInvalidValue");
   for (std::size_t i = 1; i < stored.size(); ++i) EXPECT_GT(stored[i].id, stored[i - 1].id);
 }
@@ -322,11 +323,11 @@ TEST(Store, UnfinishedOrAbortedRunsAreNeverBest) {
 
   const auto runs = store.runs();
   ASSERT_EQ(runs.size(), 5u);
-  EXPECT_EQ(runs[0].status, "running");
+  EXPECT_EQ(runs[0].status, RunStatus::kRunning);
   EXPECT_EQ(runs[0].finished_at, "");
-  EXPECT_EQ(runs[1].status, "failed");
-  EXPECT_EQ(runs[2].status, "interrupted");
-  EXPECT_EQ(runs[3].status, "complete");
+  EXPECT_EQ(runs[1].status, RunStatus::kFailed);
+  EXPECT_EQ(runs[2].status, RunStatus::kInterrupted);
+  EXPECT_EQ(runs[3].status, RunStatus::kComplete);
 }
 
 struct Mismatch {
@@ -784,6 +785,35 @@ TEST(Store, DefaultPathFollowsXdgThenHome) {
   {
     ScopedEnv xdg("XDG_CACHE_HOME", "");
     EXPECT_EQ(Store::default_path(), fs::path("/home/tester/.cache/occtune/occtune.db"));
+  }
+}
+
+TEST(Store, PathFollowsFlagThenEnvironmentThenJobFileThenDefault) {
+  ScopedEnv home("HOME", "/home/tester");
+  ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
+  {
+    ScopedEnv env("OCCTUNE_DB", "/env/occtune.db");
+    EXPECT_EQ(resolve_store_path("/flag.db", "/job.db").path, fs::path("/flag.db"));
+    const StorePath from_env = resolve_store_path("", "/job.db");
+    EXPECT_EQ(from_env.path, fs::path("/env/occtune.db"));
+    EXPECT_STREQ(from_env.source, "OCCTUNE_DB");
+  }
+  {
+    ScopedEnv env("OCCTUNE_DB", nullptr);
+    EXPECT_EQ(resolve_store_path("", "/job.db").path, fs::path("/job.db"));
+    EXPECT_EQ(resolve_store_path().path, fs::path("/home/tester/.cache/occtune/occtune.db"));
+  }
+  {
+    // Set but empty is an unexpanded variable in a script, not "use the default".
+    ScopedEnv env("OCCTUNE_DB", "");
+    try {
+      resolve_store_path();
+      FAIL() << "an empty OCCTUNE_DB was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find("OCCTUNE_DB"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(resolve_store_path("/flag.db").path, fs::path("/flag.db"));
   }
 }
 

@@ -342,8 +342,8 @@ TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
     EXPECT_EQ(store.schema_version(), kSchemaVersion);
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 2u);
-    EXPECT_EQ(runs[0].status, "running");  // owner unknown: left alone
-    EXPECT_EQ(runs[1].status, "complete");
+    EXPECT_EQ(runs[0].status, RunStatus::kRunning);  // owner unknown: left alone
+    EXPECT_EQ(runs[1].status, RunStatus::kComplete);
     EXPECT_EQ(runs[1].tool_version, "0.0.1");
     EXPECT_EQ(runs[1].key.layout, "nn");  // runs from before layouts were all nn
     const auto measured = store.measurements(1);

@@ -172,7 +172,7 @@ Totals check_after_crash(const fs::path& path, int iteration) {
   const auto best = store.best(testing::fake_key());
   EXPECT_EQ(best.has_value(), complete > 0);
   if (best) {
-    EXPECT_EQ(best->run.status, "complete");
+    EXPECT_EQ(best->run.status, RunStatus::kComplete);
     EXPECT_EQ(best->run.id, scalar(db, "SELECT max(id) FROM runs WHERE status = 'complete'"));
   }
   return {scalar(db, "SELECT count(*) FROM runs"), scalar(db, "SELECT count(*) FROM measurements"),

@@ -13,7 +13,8 @@
 #include <set>
 
 #include "autotuner/engine/tuner.hpp"
-#include "db/store.hpp"
+#include "db/store.hpp"  // the resume test: reuse across runs is the store's rule
+#include "tests/support/memory_sink.hpp"
 
 namespace occtune {
 namespace {
@@ -181,7 +182,7 @@ struct TuneRun {
   }
 };
 
-TuneRun tune(FakeBackend& backend, db::Store& store, const TuneRequest& request,
+TuneRun tune(FakeBackend& backend, MeasurementSink& store, const TuneRequest& request,
              std::atomic<bool>* interrupted = nullptr, TuneEvents events = {}) {
   std::atomic<bool> local{false};
   return {run_tune(backend, store, request, events, interrupted ? *interrupted : local)};
@@ -200,7 +201,7 @@ std::vector<double> fifty_truths() {
 TEST(TuneEngine, ExhaustiveMeasuresEveryCandidateToItsStoppingRule) {
   std::vector<double> truth = {2.0, 1.5, 1.0, 3.0, 1.2, 2.5};
   FakeBackend backend(truth, 0.003, 1);
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto run = tune(backend, store, request_for(backend, "exhaustive"));
   auto& k = run.kernel();
   ASSERT_EQ(k.measurements.size(), truth.size());
@@ -213,15 +214,16 @@ TEST(TuneEngine, ExhaustiveMeasuresEveryCandidateToItsStoppingRule) {
     EXPECT_LE(m.timing.noise, 0.02);
     EXPECT_EQ(m.timing.sm_clock_min_mhz, 1980);
   }
-  // The store derives the same winner, and every row carries its provenance.
-  auto best =
-      store.best(db::CacheKey::make(backend.device(), "tiled_dynamic", "build-test", kShape));
-  ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(best->best.variant, "Fake<2>");
-  EXPECT_TRUE(best->best.winner);
-  EXPECT_EQ(best->run.strategy, "exhaustive");
-  EXPECT_EQ(best->run.reference_clock_mhz, 1980);
-  auto rows = store.measurements(k.run_id);
+  // The emitted run marks the same winner, and every row carries its provenance.
+  const auto& emitted = store.run(k.run_id);
+  EXPECT_EQ(emitted.run.key.kernel, "tiled_dynamic");
+  EXPECT_EQ(emitted.run.status, RunStatus::kComplete);
+  const auto winner = store.winner(k.run_id);
+  ASSERT_TRUE(winner.has_value());
+  EXPECT_EQ(winner->variant, "Fake<2>");
+  EXPECT_EQ(emitted.run.strategy, "exhaustive");
+  EXPECT_EQ(emitted.run.reference_clock_mhz, 1980);
+  auto rows = store.run(k.run_id).measurements;
   ASSERT_EQ(rows.size(), truth.size());
   for (auto& r : rows) {
     EXPECT_EQ(r.stop_reason, "converged");
@@ -236,7 +238,7 @@ TEST(TuneEngine, ExhaustiveMeasuresEveryCandidateToItsStoppingRule) {
 
 TEST(TuneEngine, RoundsInterleaveWithARotatingStart) {
   FakeBackend backend({1.0, 1.1, 1.2, 1.3}, 0.001, 2);
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto request = request_for(backend, "exhaustive");
   request.policy.batch = 5;  // 20 samples: four rounds of one batch each
   tune(backend, store, request);
@@ -258,11 +260,11 @@ TEST(TuneEngine, HalvingFindsTheBestWithFarFewerSamplesThanExhaustive) {
   const auto truth = fifty_truths();
   const double best = *std::min_element(truth.begin(), truth.end());
   FakeBackend exhaustive_backend(truth, 0.01, 11, 0.03);
-  auto store_e = db::Store::open(":memory:");
+  testing::MemorySink store_e;
   auto exhaustive =
       tune(exhaustive_backend, store_e, request_for(exhaustive_backend, "exhaustive"));
   FakeBackend halving_backend(truth, 0.01, 12, 0.03);
-  auto store_h = db::Store::open(":memory:");
+  testing::MemorySink store_h;
   auto halving = tune(halving_backend, store_h, request_for(halving_backend, "halving"));
 
   EXPECT_LE(truth[size_t(exhaustive.winner_variant())], best * 1.01);
@@ -277,9 +279,8 @@ TEST(TuneEngine, HalvingFindsTheBestWithFarFewerSamplesThanExhaustive) {
   }
   EXPECT_GT(dropped, 0);
   EXPECT_GT(eliminated, 0);
-  // The store's cached winner is the search's decision, not merely the lowest median.
-  auto key = db::CacheKey::make(halving_backend.device(), "tiled_dynamic", "build-test", kShape);
-  EXPECT_EQ(store_h.best(key)->best.variant,
+  // The emitted winner is the search's decision, not merely the lowest median.
+  EXPECT_EQ(store_h.winner(halving.kernel().run_id)->variant,
             "Fake<" + std::to_string(halving.winner_variant()) + ">");
 }
 
@@ -292,7 +293,7 @@ TEST(TuneEngine, RepeatedRunsAgreeWithinTheTieBand) {
   std::vector<Decision> runs;
   for (unsigned seed : {21u, 22u, 23u, 24u, 25u}) {
     FakeBackend backend(truth, 0.01, seed, 0.03);
-    auto store = db::Store::open(":memory:");
+    testing::MemorySink store;
     auto run = tune(backend, store, request_for(backend, "halving"));
     runs.push_back({run.winner_variant(), run.tie_variants()});
   }
@@ -309,7 +310,7 @@ TEST(TuneEngine, RepeatedRunsAgreeWithinTheTieBand) {
 TEST(TuneEngine, TiesAreConfirmedAndBrokenByTheDocumentedRule) {
   // Two identical candidates and a slow one: a tie, confirmed with more samples.
   FakeBackend backend({1.0, 1.0, 1.5}, 0.005, 5);
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto request = request_for(backend, "exhaustive");
   request.search.confirm_samples = 10;
   auto run = tune(backend, store, request);
@@ -327,7 +328,7 @@ TEST(TuneEngine, TiesAreConfirmedAndBrokenByTheDocumentedRule) {
   EXPECT_LT(backend.samples_for(2), 30);
   // The stored rows carry the tie, the winner and the confirming samples.
   int tied = 0, winners = 0;
-  for (auto& r : store.measurements(k.run_id)) {
+  for (auto& r : store.run(k.run_id).measurements) {
     tied += r.tie;
     winners += r.winner;
     if (r.tie) {
@@ -342,7 +343,7 @@ TEST(TuneEngine, ThrottledBatchesAreRetakenThenKeptAndMarked) {
   FakeBackend backend({1.0, 1.2, 1.4}, 0.002, 6);
   backend.clocks[1] = {1000, 1980};  // one throttled batch, then normal
   backend.clocks[2] = {900};         // always throttled
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto request = request_for(backend, "exhaustive");
   request.policy.throttle_retries = 2;
   auto run = tune(backend, store, request);
@@ -358,14 +359,14 @@ TEST(TuneEngine, ThrottledBatchesAreRetakenThenKeptAndMarked) {
   EXPECT_TRUE(always.throttled);
   EXPECT_EQ(always.sm_clock_min_mhz, 900);
   EXPECT_EQ(k.throttled_batches, 1 + 6);
-  auto rows = store.measurements(k.run_id);
+  auto rows = store.run(k.run_id).measurements;
   EXPECT_FALSE(rows[1].throttled);
   EXPECT_EQ(rows[1].throttled_batches, 1);
   EXPECT_TRUE(rows[2].throttled);
   // Without a reference clock (no NVML) nothing is called throttled.
   FakeBackend quiet({1.0}, 0.002, 6);
   quiet.clocks[0] = {900};
-  auto store2 = db::Store::open(":memory:");
+  testing::MemorySink store2;
   auto r2 = request_for(quiet, "exhaustive");
   r2.reference_clock_mhz = 0;
   EXPECT_EQ(tune(quiet, store2, r2).kernel().measurements[0].timing.throttled_batches, 0);
@@ -374,12 +375,12 @@ TEST(TuneEngine, ThrottledBatchesAreRetakenThenKeptAndMarked) {
 TEST(TuneEngine, WrongResultsNeverWinAndFailuresAreStored) {
   FakeBackend backend({0.5, 1.0, 1.2}, 0.002, 7);
   backend.wrong = {0};
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto run = tune(backend, store, request_for(backend, "halving"));
   EXPECT_EQ(run.winner_variant(), 1);
   EXPECT_EQ(run.kernel().measurements[0].outcome, Outcome::kWrongResult);
   EXPECT_EQ(backend.samples_for(0), 0);
-  EXPECT_EQ(store.measurements(run.kernel().run_id)[0].outcome, "wrong_result");
+  EXPECT_EQ(store.run(run.kernel().run_id).measurements[0].outcome, Outcome::kWrongResult);
 }
 
 TEST(TuneEngine, ACrashEndsAnInProcessRunButNotAnIsolatedOne) {
@@ -387,7 +388,7 @@ TEST(TuneEngine, ACrashEndsAnInProcessRunButNotAnIsolatedOne) {
     FakeBackend backend({1.0, 1.1, 1.2}, 0.002, 8);
     backend.crash = {1};
     backend.isolates = isolates;
-    auto store = db::Store::open(":memory:");
+    testing::MemorySink store;
     auto run = tune(backend, store, request_for(backend, "exhaustive"));
     EXPECT_EQ(run.outcome.context_lost, !isolates);
     EXPECT_EQ(run.kernel().winner >= 0, isolates);
@@ -398,7 +399,7 @@ TEST(TuneEngine, ACrashEndsAnInProcessRunButNotAnIsolatedOne) {
 TEST(TuneEngine, MaxCandidatesMeasuresTheFirstInStrategyOrder) {
   FakeBackend backend(fifty_truths(), 0.005, 9);
   backend.textbook = 30;
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto request = request_for(backend, "occupancy");
   request.search.max_candidates = 5;
   auto run = tune(backend, store, request);
@@ -411,7 +412,7 @@ TEST(TuneEngine, MaxCandidatesMeasuresTheFirstInStrategyOrder) {
 TEST(TuneEngine, TimeBudgetCutsTheRaceAndSaysSo) {
   const auto truth = fifty_truths();
   FakeBackend backend(truth, 0.005, 10);
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   auto request = request_for(backend, "exhaustive");
   request.search.time_budget_s = 0.3;  // exhaustive needs about 50 x 20 x 2 ms = 2 s
   auto run = tune(backend, store, request);
@@ -425,6 +426,8 @@ TEST(TuneEngine, TimeBudgetCutsTheRaceAndSaysSo) {
   EXPECT_GE(k.winner, 0);  // the best of what was measured
 }
 
+// With a store, not the in-memory sink: which earlier rows a run may reuse is the store's rule
+// (Store::reusable_measurements), and this test checks the engine and that rule together.
 TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
   const std::vector<double> truth = {1.0, 1.1, 1.2, 1.3, 1.4, 1.5};
   auto store = db::Store::open(":memory:");
@@ -437,7 +440,7 @@ TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
     backend.interrupt_after = 8;  // round 1 (6 batches), then 2 batches of round 2
     auto run = tune(backend, store, request, &interrupted);
     EXPECT_TRUE(run.outcome.interrupted);
-    EXPECT_EQ(store.runs().at(0).status, "interrupted");
+    EXPECT_EQ(store.runs().at(0).status, RunStatus::kInterrupted);
     // Round 2 starts at candidate 1: candidates 1 and 2 have their 20 samples and count as
     // converged; the others stay interrupted, which is not reusable.
     std::vector<std::string> stops;
@@ -498,7 +501,7 @@ TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
 
 TEST(TuneEngine, ProgressCountsToTheTotal) {
   FakeBackend backend(fifty_truths(), 0.005, 19);
-  auto store = db::Store::open(":memory:");
+  testing::MemorySink store;
   TuneEvents events;
   std::vector<TuneProgress> seen;
   events.on_progress = [&](const TuneProgress& p) { seen.push_back(p); };
@@ -523,7 +526,7 @@ TEST(TuneEngine, ReferenceAfterTimesCublasAgainAndTheFasterSetIsTheReference) {
     SCOPED_TRACE(after ? "reference_after" : "reference once");
     FakeBackend backend({1.0, 1.2, 1.4}, 0.01, 5);
     backend.reference_before_ms = 0.6;  // a slow first set
-    auto store = db::Store::open(":memory:");
+    testing::MemorySink store;
     TuneRequest request = request_for(backend, "exhaustive");
     request.reference_after = after;
     const TuneRun run = tune(backend, store, request);

@@ -268,8 +268,8 @@ TEST(WorkerIsolation, ATuningRunWithPlantedFaultsCompletesAndStoresEveryOne) {
   std::map<std::string, std::string> stored;
   for (auto& run : store.runs())
     if (run.key.kernel == "planted_faults") {
-      EXPECT_EQ(run.status, "complete");
-      for (auto& m : store.measurements(run.id)) stored[m.variant] = m.outcome;
+      EXPECT_EQ(run.status, RunStatus::kComplete);
+      for (auto& m : store.measurements(run.id)) stored[m.variant] = to_string(m.outcome);
     }
   const std::map<std::string, std::string> expected = {
       {"PlantedFault<0>", "ok"},

@@ -10,7 +10,7 @@
 
 #include "autotuner/core/shape.hpp"
 
-namespace occtune::db {
+namespace occtune {
 
 struct CheckKeyRecord {
   std::string kernel;
@@ -49,4 +49,4 @@ struct CheckRecord {
   std::vector<CheckKeyRecord> keys;
 };
 
-}  // namespace occtune::db
+}  // namespace occtune
