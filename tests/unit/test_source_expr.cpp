@@ -7,6 +7,7 @@
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/source/expr.hpp"
+#include "tests/support/usage_error.hpp"
 
 namespace occtune::source {
 namespace {
@@ -15,18 +16,7 @@ std::int64_t eval(const std::string& text, const Bindings& values = {}) {
   return Expr::parse(text, "launch.smem").eval(values);
 }
 
-// The message of the usage error `f` throws; fails the test when it throws nothing else.
-template <class F>
-std::string usage_error(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::kUsage);
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using testing::usage_error;
 
 TEST(SourceExpr, PrecedenceFollowsC) {
   EXPECT_EQ(eval("2 + 3 * 4"), 14);

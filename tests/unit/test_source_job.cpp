@@ -8,9 +8,12 @@
 #include "autotuner/source/configurations.hpp"
 #include "autotuner/source/source_job.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/usage_error.hpp"
 
 namespace occtune::source {
 namespace {
+
+using testing::usage_error;
 
 const std::filesystem::path kExample =
     std::filesystem::path(OCCTUNE_SOURCE_DIR) / "examples/source_kernel/stencil.toml";
@@ -186,40 +189,23 @@ TEST_F(SourceJobErrors, EveryErrorNamesTheKey) {
   };
   for (const BadJob& c : cases) {
     const std::string text = job_text(c.from, c.to);
-    try {
-      parse(text);
-      ADD_FAILURE() << "accepted: " << c.to;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kUsage);
-      for (auto& m : c.mentions)
-        EXPECT_NE(std::string(e.what()).find(m), std::string::npos)
-            << "'" << m << "' not in: " << e.what();
-    }
+    const std::string msg = usage_error([&] { parse(text); });
+    for (auto& m : c.mentions)
+      EXPECT_NE(msg.find(m), std::string::npos) << "'" << m << "' not in: " << msg;
   }
 }
 
 TEST_F(SourceJobErrors, OptionsMayNotSetTheArchitectureOrAParameter) {
   for (const std::string option : {"-arch=sm_80", "--gpu-architecture=sm_80", "-DBX=3"}) {
-    try {
+    const std::string msg = usage_error([&] {
       parse(job_text("constraints = ", "options = [\"" + option + "\"]\nconstraints = "));
-      ADD_FAILURE() << option;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("'kernel[0].options' holds '" + option + "'"),
-                std::string::npos)
-          << e.what();
-    }
+    });
+    EXPECT_NE(msg.find("'kernel[0].options' holds '" + option + "'"), std::string::npos) << msg;
   }
 }
 
 TEST_F(SourceJobErrors, SourceAndReferenceAreChecked) {
-  auto message = [&](const std::string& text) {
-    try {
-      parse(text);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
+  auto message = [&](const std::string& text) { return usage_error([&] { parse(text); }); };
   EXPECT_NE(message(job_text("source = \"k.cu\"", "source = \"missing.cu\""))
                 .find("'kernel[0].source' = 'missing.cu': no such file"),
             std::string::npos);
@@ -235,13 +221,7 @@ TEST_F(SourceJobErrors, SourceAndReferenceAreChecked) {
 
 TEST_F(SourceJobErrors, EvaluationErrorsNameTheConfiguration) {
   auto enumerate = [&](const std::string& text) {
-    try {
-      enumerate_configurations(parse(text).kernels[0]);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kUsage);
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return usage_error([&] { enumerate_configurations(parse(text).kernels[0]); });
   };
   // Division by zero only for U = 2.
   auto msg = enumerate(job_text("grid = [\"ceil_div(n, BX * U)\"]", "grid = [\"n / (2 - U)\"]"));
@@ -265,13 +245,8 @@ TEST_F(SourceJobErrors, EvaluationErrorsNameTheConfiguration) {
 }
 
 TEST_F(SourceJobErrors, MalformedTomlNamesTheLine) {
-  try {
-    parse("version = 1\n[[kernel]\n");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("malformed TOML at line 2"), std::string::npos)
-        << e.what();
-  }
+  const std::string msg = usage_error([&] { parse("version = 1\n[[kernel]\n"); });
+  EXPECT_NE(msg.find("malformed TOML at line 2"), std::string::npos) << msg;
 }
 
 }  // namespace
