@@ -369,11 +369,11 @@ void read_args(const Reader& r, SourceKernel& k, const std::set<std::string>& pr
     const std::int64_t v = evaluate_now(ar, e, problem);
     if (scalar) {
       arg.value = v;
-      const bool fits32 = arg.type == ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX
-                          : arg.type == ValueType::kUInt32 ? v >= 0 && v <= UINT32_MAX
-                          : arg.type == ValueType::kUInt64 ? v >= 0
-                                                           : true;
-      if (!fits32)
+      const bool fits = arg.type == ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX
+                        : arg.type == ValueType::kUInt32 ? v >= 0 && v <= UINT32_MAX
+                        : arg.type == ValueType::kUInt64 ? v >= 0
+                                                         : true;
+      if (!fits)
         ar.bad(fmt::format("'{}' = '{}' is {}, which a {} cannot hold", ar.key("value"), e.text(),
                            v, to_string(arg.type)));
     } else {
@@ -418,6 +418,20 @@ void read_reference(const Reader& r, SourceKernel& k, const fs::path& base_dir,
       if (rr.node(key, false))
         rr.bad(fmt::format("'{}' applies only to a reference kernel, not to a file", rr.key(key)));
     ref.file = fs::path(file).is_absolute() ? fs::path(file) : base_dir / file;
+    // The file holds every output buffer, so its size is known exactly.
+    std::uintmax_t expected = 0;
+    for (auto& arg : k.args)
+      if (arg.kind == ArgKind::kOutput) expected += std::uintmax_t(arg.count) * size_of(arg.type);
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(ref.file, ec);
+    if (ec || !fs::is_regular_file(ref.file))
+      rr.bad(fmt::format("'{}' = '{}': no such file ({}); the path is relative to the job file",
+                         rr.key("file"), file, ref.file.string()));
+    if (size != expected)
+      rr.bad(
+          fmt::format("'{}' = '{}' has {} bytes, but the outputs need {} (their elements "
+                      "times their sizes, in argument order); regenerate it for this problem",
+                      rr.key("file"), file, size, expected));
   }
   if (const toml::node* n = rr.node("tolerance", false)) {
     if (!n->is_floating_point() && !n->is_integer())

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/source/configurations.hpp"
@@ -217,6 +218,34 @@ TEST(SourceCache, FailuresAreNotCached) {
             CompileStatus::kCompileFailed);
   EXPECT_EQ(compiler.nvrtc_compilations(), 2);
   EXPECT_TRUE(fs::is_empty(dir.path));
+}
+
+// Writers that share a cache directory (several tuners, several processes) never leave a
+// partial entry: each installs a whole file by rename, and every entry reads back sound.
+TEST(SourceCache, ConcurrentWritersOfOneEntryLeaveItSound) {
+  testing::TempDir dir;
+  const std::vector<CompileRequest> requests{tiny("scale<32>"), tiny("scale<64>"),
+                                             tiny("scale<128>")};
+  std::vector<std::thread> writers;
+  std::vector<std::vector<CompileOutcome>> results(4);
+  for (std::size_t w = 0; w < results.size(); ++w)
+    writers.emplace_back([&, w] {
+      SourceCompiler compiler{KernelCache(dir.path)};  // one per writer, as separate processes
+      results[w] = compiler.compile_all(requests, 1);
+    });
+  for (auto& t : writers) t.join();
+  for (auto& r : results) {
+    ASSERT_EQ(r.size(), requests.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      EXPECT_EQ(r[i].program.status, CompileStatus::kOk);
+      EXPECT_TRUE(r[i].cache_note.empty()) << r[i].cache_note;
+      EXPECT_EQ(r[i].key, results[0][i].key);
+    }
+  }
+  const KernelCache cache(dir.path);
+  for (auto& outcome : results[0])
+    EXPECT_TRUE(cache.load(outcome.key, nvrtc().version_text).program) << outcome.key;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 3);
 }
 
 // The shipped example, a few of its configurations compiled in parallel for sm_90; a copy

@@ -212,6 +212,20 @@ TEST_F(SourceJobErrors, SourceAndReferenceAreChecked) {
   EXPECT_NE(message(job_text("kernel = \"k_ref\"", "kernel = \"k_ref\"\nfile = \"e.bin\""))
                 .find("exactly one of 'kernel'"),
             std::string::npos);
+  // An expected-output file must exist and hold exactly the outputs' bytes (1000 floats).
+  const std::string with_file =
+      job_text("kernel = \"k_ref\"\nblock = [\"128\"]\ngrid = [\"ceil_div(n, 128)\"]",
+               "file = \"expected.bin\"");
+  EXPECT_NE(message(with_file).find("'kernel[0].reference.file' = 'expected.bin': no such file"),
+            std::string::npos)
+      << message(with_file);
+  std::ofstream(dir.path / "expected.bin") << std::string(3999, 'x');
+  EXPECT_NE(message(with_file).find("has 3999 bytes, but the outputs need 4000"), std::string::npos)
+      << message(with_file);
+  std::ofstream(dir.path / "expected.bin") << std::string(4000, 'x');
+  const SourceJob job = parse(with_file);
+  EXPECT_EQ(job.kernels[0].reference.file, dir.path / "expected.bin");
+  EXPECT_TRUE(job.kernels[0].reference.kernel.empty());
   EXPECT_NE(message(job_text("kind = \"output\"", "kind = \"input\"")).find("has no output"),
             std::string::npos);
   const std::string twice = job_text() + job_text().substr(job_text().find("[[kernel]]"));
