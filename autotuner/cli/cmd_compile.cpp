@@ -173,8 +173,8 @@ int run_compile(const CompileOptions& o) {
 
   std::optional<source::KernelCache> cache;
   if (!o.no_cache)
-    cache.emplace(o.cache_dir.empty() ? source::KernelCache::default_dir()
-                                      : std::filesystem::path(o.cache_dir));
+    cache.emplace(resolve(o.cache_dir, "OCCTUNE_KERNEL_CACHE", "",
+                          source::KernelCache::default_dir().string()));
   source::SourceCompiler compiler(cache);
   std::vector<SpaceCompile> spaces;
   for (auto* k : kernels) {

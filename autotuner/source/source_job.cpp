@@ -173,7 +173,6 @@ class Reader {
     return out;
   }
 
-  const toml::table& raw() const { return table_; }
   const std::string& origin() const { return origin_; }
 
  private:

@@ -49,6 +49,20 @@ if sm80["nvrtc_compilations"] != 3 or any(c["cache"] != "miss" for c in sm80["ke
     fail(f"sm_80 run: {sm80['nvrtc_compilations']} compilations")
 PY
 
+# OCCTUNE_KERNEL_CACHE names the cache as --cache-dir does; set but empty is an error.
+OCCTUNE_KERNEL_CACHE="$tmp/cache" "$occtune" compile --job "$job" --arch sm_90 --where "$where" \
+  --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d["nvrtc_compilations"] == 0 and d["cache_dir"] == sys.argv[1] else f"env cache: {d}")
+' "$tmp/cache"
+set +e
+OCCTUNE_KERNEL_CACHE= "$occtune" compile --job "$job" --arch sm_90 2>"$tmp/err"
+code=$?
+set -e
+[ $code = 2 ] && grep -q "OCCTUNE_KERNEL_CACHE is set but empty" "$tmp/err" \
+  || { echo "empty OCCTUNE_KERNEL_CACHE: exit $code"; cat "$tmp/err"; exit 1; }
+
 # The table names every configuration and the summary counts the hits.
 "$occtune" compile --job "$job" --arch 9.0 --where "$where" --cache-dir "$tmp/cache" >"$tmp/table"
 grep -q "BX=32,BY=8,UNROLL=8,PAD=1" "$tmp/table" || { cat "$tmp/table"; exit 1; }
