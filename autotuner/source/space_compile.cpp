@@ -13,13 +13,14 @@
 namespace occtune::source {
 
 std::string normalise_arch(const std::string& text) {
-  static const std::regex sm("(?:sm_)?([1-9][0-9]{1,2})");
+  // sm_90a / sm_100f: the architecture-specific and family targets NVRTC also compiles for.
+  static const std::regex sm("(?:sm_)?([1-9][0-9]{1,2}[af]?)");
   static const std::regex dotted("([1-9][0-9]?)\\.([0-9])");
   std::smatch m;
   if (std::regex_match(text, m, sm)) return "sm_" + m[1].str();
   if (std::regex_match(text, m, dotted)) return "sm_" + m[1].str() + m[2].str();
   fail(ExitCode::kUsage, fmt::format("'{}' is not a GPU architecture; write it as sm_90 (or 90, "
-                                     "9.0)",
+                                     "9.0; sm_90a for the architecture-specific target)",
                                      text));
 }
 

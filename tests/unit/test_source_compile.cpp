@@ -12,6 +12,7 @@
 #include "autotuner/source/kernel_cache.hpp"
 #include "autotuner/source/nvrtc_library.hpp"
 #include "autotuner/source/source_compiler.hpp"
+#include "autotuner/source/space_compile.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace occtune::source {
@@ -68,10 +69,32 @@ TEST(SourceCompile, FailuresAreOutcomesWithTheLog) {
   EXPECT_EQ(to_string(p.status), "compile_failed");
   EXPECT_NE(p.log_head.find("error"), std::string::npos) << p.log_head;
   EXPECT_TRUE(p.cubin.empty());
-  // A name expression that names no kernel.
-  p = compile_program(tiny("scael<64>"));
-  EXPECT_EQ(p.status, CompileStatus::kCompileFailed);
-  EXPECT_FALSE(p.log_head.empty());
+  // Name expressions that name no kernel or do not parse: outcomes too, never exceptions.
+  for (const char* name : {"scael<64>", "scale<64", "scale<64>>", "scale<-1>", ""}) {
+    p = compile_program(tiny(name));
+    EXPECT_EQ(p.status, CompileStatus::kCompileFailed) << name;
+    EXPECT_FALSE(p.log_head.empty()) << name;
+  }
+}
+
+TEST(SourceCompile, ExternCKernelsAndArchitectures) {
+  CompileRequest r = tiny("plain");
+  r.source_text = "extern \"C\" __global__ void plain(float* x) { x[threadIdx.x] += FACTOR; }\n";
+  for (const char* arch : {"sm_75", "sm_80", "sm_89", "sm_90"}) {
+    r.arch = arch;
+    const CompiledProgram p = compile_program(r);
+    ASSERT_EQ(p.status, CompileStatus::kOk) << arch << ": " << p.log_head;
+    EXPECT_EQ(p.kernels[0].lowered_name, "plain");
+  }
+  r.arch = "sm_1";  // not an architecture NVRTC knows
+  EXPECT_EQ(compile_program(r).status, CompileStatus::kCompileFailed);
+  EXPECT_EQ(normalise_arch("sm_90"), "sm_90");
+  EXPECT_EQ(normalise_arch("90"), "sm_90");
+  EXPECT_EQ(normalise_arch("8.9"), "sm_89");
+  EXPECT_EQ(normalise_arch("100"), "sm_100");
+  EXPECT_EQ(normalise_arch("sm_90a"), "sm_90a");
+  for (const char* bad : {"sm90", "sm_", "9", "compute_90", "sm_90x", ""})
+    EXPECT_THROW(normalise_arch(bad), Error) << bad;
 }
 
 TEST(SourceCompile, PtxasReportIsReadPerEntryFunction) {
