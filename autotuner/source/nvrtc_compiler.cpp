@@ -153,6 +153,11 @@ CompiledProgram compile_program(const CompileRequest& request) {
   }
   std::size_t size = 0;
   check(api.cubin_size(program, &size), "nvrtcGetCUBINSize");
+  if (size == 0)
+    return failed(fmt::format("NVRTC produced no CUBIN for {} (an option asked for another kind "
+                              "of output?)",
+                              request.source_name),
+                  seconds);
   out.cubin.resize(size);
   check(api.cubin(program, out.cubin.data()), "nvrtcGetCUBIN");
   return out;

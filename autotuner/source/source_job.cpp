@@ -313,6 +313,14 @@ void check_options(const Reader& r, const SourceKernel& k) {
           fmt::format("'{}' holds '{}': occtune sets the architecture from the device or "
                       "profile; remove it",
                       r.key("options"), o));
+    // Each configuration must be a whole CUBIN that loads on its own, not LTO IR or
+    // relocatable code waiting for a device link.
+    for (const char* linking : {"-dlto", "--dlink-time-opt", "-rdc", "--relocatable-device-code"})
+      if (o.rfind(linking, 0) == 0)
+        r.bad(
+            fmt::format("'{}' holds '{}': each configuration is compiled to a complete CUBIN "
+                        "that loads on its own; remove it",
+                        r.key("options"), o));
     for (auto& p : k.parameters)
       if (o == "-D" + p.name || o.rfind("-D" + p.name + "=", 0) == 0)
         r.bad(

@@ -196,7 +196,8 @@ TEST_F(SourceJobErrors, EveryErrorNamesTheKey) {
 }
 
 TEST_F(SourceJobErrors, OptionsMayNotSetTheArchitectureOrAParameter) {
-  for (const std::string option : {"-arch=sm_80", "--gpu-architecture=sm_80", "-DBX=3"}) {
+  for (const std::string option :
+       {"-arch=sm_80", "--gpu-architecture=sm_80", "-DBX=3", "-dlto", "-rdc=true"}) {
     const std::string msg = usage_error([&] {
       parse(job_text("constraints = ", "options = [\"" + option + "\"]\nconstraints = "));
     });
