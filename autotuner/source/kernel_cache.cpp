@@ -117,7 +117,7 @@ std::string cache_key(const CompileRequest& request, const std::vector<IncludedF
   h.add(kMagic).add(nvrtc_version).add(request.arch).add(request.source_text);
   for (auto& o : nvrtc_options(request)) h.add("option").add(o);
   for (auto& n : request.name_expressions) h.add("name").add(n);
-  // The spelling and the content, not the path: a moved tree of the same files is a hit.
+  // The spelling and the content: a file's bytes decide, wherever it was found.
   for (auto& f : includes)
     h.add("include").add(f.spelled).add(f.path.empty() ? "(not found)" : "found").add(f.content);
   return h.hex();
