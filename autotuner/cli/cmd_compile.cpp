@@ -176,12 +176,17 @@ int run_compile(const CompileOptions& o) {
     cache.emplace(resolve(o.cache_dir, "OCCTUNE_KERNEL_CACHE", "",
                           source::KernelCache::default_dir().string()));
   source::SourceCompiler compiler(cache);
-  std::vector<SpaceCompile> spaces;
+  // Every kernel is validated and enumerated before anything compiles.
+  const auto where = o.where.empty() ? std::nullopt : std::optional<std::string>(o.where);
+  std::vector<std::vector<source::Configuration>> selected;
   for (auto* k : kernels) {
-    spaces.push_back(source::compile_space(
-        *k, arch, compiler, o.where.empty() ? std::nullopt : std::optional<std::string>(o.where),
-        o.jobs, device ? &*device : nullptr));
+    selected.push_back(source::select_configurations(*k, where));
+    source::read_source(*k);  // readable now, not after another kernel compiled
   }
+  std::vector<SpaceCompile> spaces;
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    spaces.push_back(source::compile_space(*kernels[i], selected[i], arch, compiler, o.jobs,
+                                           device ? &*device : nullptr));
 
   OutputTarget target(o.output);
   std::ostream& out = target.stream();

@@ -24,10 +24,8 @@ std::string normalise_arch(const std::string& text) {
                                      text));
 }
 
-SpaceCompile compile_space(const SourceKernel& kernel, const std::string& arch,
-                           SourceCompiler& compiler, const std::optional<std::string>& where,
-                           int threads, const DeviceInfo* device) {
-  const auto t0 = std::chrono::steady_clock::now();
+std::vector<Configuration> select_configurations(const SourceKernel& kernel,
+                                                 const std::optional<std::string>& where) {
   std::vector<Configuration> configs = enumerate_configurations(kernel);
   if (where) {
     std::set<std::string> names;
@@ -47,7 +45,13 @@ SpaceCompile compile_space(const SourceKernel& kernel, const std::string& arch,
                                          *where, configs.size(), kernel.name));
     configs = std::move(kept);
   }
+  return configs;
+}
 
+SpaceCompile compile_space(const SourceKernel& kernel, const std::vector<Configuration>& configs,
+                           const std::string& arch, SourceCompiler& compiler, int threads,
+                           const DeviceInfo* device) {
+  const auto t0 = std::chrono::steady_clock::now();
   const std::string source = read_source(kernel);
   std::vector<CompileRequest> requests;
   for (auto& c : configs) requests.push_back(configuration_request(kernel, source, c, arch));

@@ -34,10 +34,16 @@ struct SpaceCompile {
 // "sm_90" from "sm_90", "90", "9.0"; Error(kUsage) otherwise.
 std::string normalise_arch(const std::string& text);
 
-// `where` (optional) is one more constraint, over the problem and the parameters. Throws
-// Error(kUsage) when it leaves nothing.
-SpaceCompile compile_space(const SourceKernel& kernel, const std::string& arch,
-                           SourceCompiler& compiler, const std::optional<std::string>& where,
-                           int threads, const DeviceInfo* device);
+// The kernel's configurations (enumerate_configurations) narrowed by `where`, one more
+// constraint over the problem and the parameters. Throws Error(kUsage) for a bad expression or
+// when nothing is left. Call it for every kernel of a job before compiling any.
+std::vector<Configuration> select_configurations(const SourceKernel& kernel,
+                                                 const std::optional<std::string>& where);
+
+// Compiles `configs` (and the reference kernel) for `arch` on `threads` threads (0: one per
+// core); with a device, annotates each compiled configuration with the occupancy twin.
+SpaceCompile compile_space(const SourceKernel& kernel, const std::vector<Configuration>& configs,
+                           const std::string& arch, SourceCompiler& compiler, int threads,
+                           const DeviceInfo* device);
 
 }  // namespace occtune::source

@@ -100,4 +100,18 @@ set -e
 grep -q "kernel\[0\].launch.grid\[0\]" "$tmp/err" && grep -q "unknown name 'block_w'" "$tmp/err" \
   || { cat "$tmp/err"; exit 1; }
 [ ! -e "$tmp/cache2" ] || { echo "a rejected job created the cache"; exit 1; }
+
+# Every kernel of a job is validated before the first compiles: a second kernel whose grid
+# divides by zero for UNROLL = 1 stops the job before NVRTC runs for the first.
+cp "$job" "$tmp/two.toml"
+sed -n '/^\[\[kernel\]\]/,$p' "$job" \
+  | sed 's/^name = "stencil2d"/name = "second"/; s|ceil_div(ny, block_y \* UNROLL)|ny / (UNROLL - 1)|' \
+  >>"$tmp/two.toml"
+set +e
+"$occtune" compile --job "$tmp/two.toml" --arch sm_90 --cache-dir "$tmp/cache3" 2>"$tmp/err"
+code=$?
+set -e
+[ $code = 2 ] && grep -q "kernel 'second': .*division by zero" "$tmp/err" \
+  || { echo "two kernels: exit $code"; cat "$tmp/err"; exit 1; }
+[ ! -e "$tmp/cache3" ] || { echo "the first kernel compiled before the second was validated"; exit 1; }
 echo "source_compile: ok"
