@@ -157,6 +157,7 @@ int run(int argc, char** argv) {
   add_export_command(app, ctx, action);
   add_import_command(app, ctx, action);
   add_report_command(app, ctx, action);
+  add_compile_command(app, ctx, action);
   if (auto unknown = unknown_command(app, argc, argv)) {
     std::cerr << "occtune: error: " << *unknown << '\n';
     return int(ExitCode::kUsage);

@@ -23,5 +23,6 @@ void add_compare_command(CLI::App& app, Context& ctx, Action& action);
 void add_export_command(CLI::App& app, Context& ctx, Action& action);
 void add_import_command(CLI::App& app, Context& ctx, Action& action);
 void add_report_command(CLI::App& app, Context& ctx, Action& action);
+void add_compile_command(CLI::App& app, Context& ctx, Action& action);
 
 }  // namespace occtune::cli

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# occtune compile as a user runs it, without a GPU: part of the example's space compiled for the
+# H100 profile's sm_90 (registers, occupancy), again from the cache with zero NVRTC runs, for
+# another architecture (all misses), and a bad job file refused with exit 2 naming the key.
+set -euo pipefail
+occtune=$1
+source_dir=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+job="$source_dir/examples/source_kernel/stencil.toml"
+where="BX == 32 && BY == 8"
+
+"$occtune" compile --job "$job" --profile h100 --where "$where" --cache-dir "$tmp/cache" \
+  --jobs 2 --format json --output "$tmp/cold.json"
+"$occtune" compile --job "$job" --profile h100 --where "$where" --cache-dir "$tmp/cache" \
+  --jobs 2 --format json --output "$tmp/warm.json"
+"$occtune" compile --job "$job" --arch sm_80 --where "$where && UNROLL == 1" \
+  --cache-dir "$tmp/cache" --format json --output "$tmp/sm80.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+cold, warm, sm80 = (json.load(open(f"{d}/{n}.json")) for n in ("cold", "warm", "sm80"))
+def fail(msg):
+    sys.exit(f"source_compile: {msg}")
+for doc in (cold, warm, sm80):
+    if doc["kind"] != "compile" or "schema_version" not in doc:
+        fail(f"not a compile document: {doc.get('kind')}")
+configs = cold["kernels"][0]["configurations"]
+# BX = 32, BY = 8: UNROLL 1, 2, 4, 8 (BY * UNROLL <= 64) x PAD 0, 1.
+if len(configs) != 8:
+    fail(f"{len(configs)} configurations, expected 8")
+if cold["arch"] != "sm_90" or cold["device"]["name"] == "":
+    fail(f"arch {cold['arch']}")
+for c in configs:
+    if c["status"] != "ok" or c["registers"] <= 0 or c["cache"] != "miss":
+        fail(f"cold {c['config']}: {c}")
+    if not (0 < c["occupancy"] <= 1) or c["active_blocks_per_sm"] < 1 or not c["limiter"]:
+        fail(f"cold {c['config']} has no occupancy: {c}")
+    if c["dynamic_smem"] != (32 + 2 + c["params"]["PAD"]) * (8 * c["params"]["UNROLL"] + 2) * 4:
+        fail(f"cold {c['config']}: smem {c['dynamic_smem']}")
+if cold["nvrtc_compilations"] != 9:  # 8 configurations and the reference
+    fail(f"cold run compiled {cold['nvrtc_compilations']} programs, expected 9")
+if warm["nvrtc_compilations"] != 0:
+    fail(f"warm run compiled {warm['nvrtc_compilations']} programs, expected 0")
+for a, b in zip(configs, warm["kernels"][0]["configurations"]):
+    if b["cache"] != "hit" or b["registers"] != a["registers"] or b["cache_key"] != a["cache_key"]:
+        fail(f"warm {b['config']}: {b}")
+if sm80["nvrtc_compilations"] != 3 or any(c["cache"] != "miss" for c in sm80["kernels"][0]["configurations"]):
+    fail(f"sm_80 run: {sm80['nvrtc_compilations']} compilations")
+PY
+
+# OCCTUNE_KERNEL_CACHE names the cache as --cache-dir does; set but empty is an error.
+OCCTUNE_KERNEL_CACHE="$tmp/cache" "$occtune" compile --job "$job" --arch sm_90 --where "$where" \
+  --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d["nvrtc_compilations"] == 0 and d["cache_dir"] == sys.argv[1] else f"env cache: {d}")
+' "$tmp/cache"
+set +e
+OCCTUNE_KERNEL_CACHE= "$occtune" compile --job "$job" --arch sm_90 2>"$tmp/err"
+code=$?
+set -e
+[ $code = 2 ] && grep -q "OCCTUNE_KERNEL_CACHE is set but empty" "$tmp/err" \
+  || { echo "empty OCCTUNE_KERNEL_CACHE: exit $code"; cat "$tmp/err"; exit 1; }
+
+# The table names every configuration and the summary counts the hits.
+"$occtune" compile --job "$job" --arch 9.0 --where "$where" --cache-dir "$tmp/cache" >"$tmp/table"
+grep -q "BX=32,BY=8,UNROLL=8,PAD=1" "$tmp/table" || { cat "$tmp/table"; exit 1; }
+grep -q "8 configurations: 0 compiled, 8 from the cache, 0 compile_failed" "$tmp/table" \
+  || { cat "$tmp/table"; exit 1; }
+
+# A syntax error under one configuration's values: that row is compile_failed with NVRTC's log
+# on stderr, the others compile, exit 0. Broken for every configuration: exit 2.
+mkdir "$tmp/broken"
+cp "$source_dir"/examples/source_kernel/stencil* "$tmp/broken/"
+printf '\n#if UNROLL == 2 && PAD == 1\nthis is not C++;\n#endif\n' >>"$tmp/broken/stencil.cu"
+"$occtune" compile --job "$tmp/broken/stencil.toml" --arch sm_90 --where "$where" \
+  --cache-dir "$tmp/cache" >"$tmp/broken.out" 2>"$tmp/broken.err"
+grep -q "BX=32,BY=8,UNROLL=2,PAD=1 *compile_failed" "$tmp/broken.out" \
+  && grep -q "7 compiled, 0 from the cache, 1 compile_failed" "$tmp/broken.out" \
+  && grep -q "UNROLL=2,PAD=1: compile_failed: .*error" "$tmp/broken.err" \
+  || { cat "$tmp/broken.out" "$tmp/broken.err"; exit 1; }
+printf '\nthis is not C++ either;\n' >>"$tmp/broken/stencil.cu"
+set +e
+"$occtune" compile --job "$tmp/broken/stencil.toml" --arch sm_90 --where "$where && UNROLL == 1" \
+  --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/broken.err"
+code=$?
+set -e
+[ $code = 2 ] && grep -q "does not compile" "$tmp/broken.err" \
+  || { echo "every configuration broken: exit $code"; cat "$tmp/broken.err"; exit 1; }
+
+# A bad expression is exit 2 naming the key, before anything compiles.
+sed 's/ceil_div(nx, block_x)/ceil_div(nx, block_w)/' "$job" >"$tmp/bad.toml"
+cp "$source_dir"/examples/source_kernel/stencil*.c* "$tmp/"
+set +e
+"$occtune" compile --job "$tmp/bad.toml" --arch sm_90 --cache-dir "$tmp/cache2" 2>"$tmp/err"
+code=$?
+set -e
+[ $code = 2 ] || { echo "bad job: exit $code, expected 2"; cat "$tmp/err"; exit 1; }
+grep -q "kernel\[0\].launch.grid\[0\]" "$tmp/err" && grep -q "unknown name 'block_w'" "$tmp/err" \
+  || { cat "$tmp/err"; exit 1; }
+[ ! -e "$tmp/cache2" ] || { echo "a rejected job created the cache"; exit 1; }
+
+# Every kernel of a job is validated before the first compiles: a second kernel whose grid
+# divides by zero for UNROLL = 1 stops the job before NVRTC runs for the first.
+cp "$job" "$tmp/two.toml"
+sed -n '/^\[\[kernel\]\]/,$p' "$job" \
+  | sed 's/^name = "stencil2d"/name = "second"/; s|ceil_div(ny, block_y \* UNROLL)|ny / (UNROLL - 1)|' \
+  >>"$tmp/two.toml"
+set +e
+"$occtune" compile --job "$tmp/two.toml" --arch sm_90 --cache-dir "$tmp/cache3" 2>"$tmp/err"
+code=$?
+set -e
+[ $code = 2 ] && grep -q "kernel 'second': .*division by zero" "$tmp/err" \
+  || { echo "two kernels: exit $code"; cat "$tmp/err"; exit 1; }
+[ ! -e "$tmp/cache3" ] || { echo "the first kernel compiled before the second was validated"; exit 1; }
+echo "source_compile: ok"
