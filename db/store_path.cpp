@@ -4,23 +4,14 @@
 #include <cstdlib>
 #include <string>
 
+#include "autotuner/core/cache_dir.hpp"
 #include "autotuner/core/error.hpp"
 
 namespace fs = std::filesystem;
 
 namespace occtune::db {
 
-fs::path default_store_path() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  // The XDG spec says a relative value is invalid and must be ignored.
-  if (xdg != nullptr && *xdg != '\0' && fs::path(xdg).is_absolute()) {
-    return fs::path(xdg) / "occtune" / "occtune.db";
-  }
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && *home != '\0') return fs::path(home) / ".cache" / "occtune" / "occtune.db";
-  // No HOME (some service managers): a relative path still names a usable file.
-  return fs::path(".cache") / "occtune" / "occtune.db";
-}
+fs::path default_store_path() { return occtune_cache_dir() / "occtune.db"; }
 
 StorePath resolve_store_path(std::string_view flag, std::string_view job_db) {
   if (!flag.empty()) return {fs::path(std::string(flag)), "--db"};

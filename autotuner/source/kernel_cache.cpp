@@ -16,6 +16,8 @@
 #include <set>
 #include <sstream>
 
+#include "autotuner/core/cache_dir.hpp"
+
 namespace occtune::source {
 namespace fs = std::filesystem;
 namespace {
@@ -125,11 +127,7 @@ std::string cache_key(const CompileRequest& request, const std::vector<IncludedF
 
 fs::path KernelCache::default_dir() {
   if (const char* dir = std::getenv("OCCTUNE_KERNEL_CACHE"); dir && *dir) return fs::path(dir);
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg && fs::path(xdg).is_absolute()) return fs::path(xdg) / "occtune" / "kernels";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return fs::path(home) / ".cache" / "occtune" / "kernels";
-  return fs::path(".cache") / "occtune" / "kernels";
+  return occtune_cache_dir() / "kernels";
 }
 
 fs::path KernelCache::entry_path(const std::string& key) const { return dir_ / (key + ".cubin"); }
