@@ -38,9 +38,8 @@ double family_ratio(const BenchRow& row, const std::string& name, json* out = nu
   for (auto& k : row.result->kernels) {
     if (k.kernel != name || k.winner < 0) continue;
     const Measurement& m = k.measurements[size_t(k.winner)];
-    const double x = m.timing.summary.median > 0
-                         ? row.result->cublas_ms() / m.timing.summary.median
-                         : 0.0;
+    const double x =
+        m.timing.summary.median > 0 ? row.result->cublas_ms() / m.timing.summary.median : 0.0;
     if (out)
       *out = {{"params", output::params_json(m.candidate.variant->label())},
               {"median_ms", m.timing.summary.median},
@@ -110,17 +109,17 @@ std::vector<std::string> drift_lines(const std::vector<BenchRow>& rows) {
 }  // namespace
 
 void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vector<BenchRow>& rows) {
-  out << fmt::format("occtune {} bench on GPU {} {} ({}), kernel build {}, layout {}, fp32 (no "
-                     "TF32)\n\n",
-                     OCCTUNE_VERSION, h.device.index, h.device.name, h.device.uuid, h.build_id,
-                     layout_name(h.layout));
+  out << fmt::format(
+      "occtune {} bench on GPU {} {} ({}), kernel build {}, layout {}, fp32 (no "
+      "TF32)\n\n",
+      OCCTUNE_VERSION, h.device.index, h.device.name, h.device.uuid, h.build_id,
+      layout_name(h.layout));
   const bool categories =
       std::any_of(rows.begin(), rows.end(), [](auto& r) { return !r.category.empty(); });
   std::vector<std::string> header{"shape"};
   if (categories) header.push_back("category");
   for (auto* c : {"cuBLAS ms", "TFLOP/s", "best family", "config", "threads", "occupancy", "ms",
-                  "TFLOP/s", "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s",
-                  "race ratio"})
+                  "TFLOP/s", "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s", "race ratio"})
     header.push_back(c);
   for (auto& k : h.kernels) header.push_back(k);
   std::vector<bool> right(header.size(), true);
@@ -180,12 +179,14 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
 
   const auto [mean, counted] = geomean(ratios(rows, false));
   const auto [race_mean, race_counted] = geomean(ratios(rows, true));
-  out << fmt::format("\ngeometric mean of tuned/cuBLAS over {} shapes: {:.3f} (interleaved); "
-                     "{:.3f} over {} shapes from the races\n",
-                     counted, mean, race_mean, race_counted);
+  out << fmt::format(
+      "\ngeometric mean of tuned/cuBLAS over {} shapes: {:.3f} (interleaved); "
+      "{:.3f} over {} shapes from the races\n",
+      counted, mean, race_mean, race_counted);
   if (categories) {
     std::map<std::string, std::vector<double>> by_category;
-    for (auto& row : rows) by_category[row.category.empty() ? "-" : row.category].push_back(row.ratio());
+    for (auto& row : rows)
+      by_category[row.category.empty() ? "-" : row.category].push_back(row.ratio());
     for (auto& [name, values] : by_category) {
       const auto [g, n] = geomean(values);
       out << fmt::format("  {:<24} {:.3f} over {} shapes\n", name, g, n);
@@ -221,7 +222,8 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
          {"category", row.category.empty() ? json(nullptr) : json(row.category)},
          {"cublas_ms", r.cublas_ms()},
          {"cublas_before_ms", r.cublas.summary.median},
-         {"cublas_after_ms", or_null(r.cublas_after.summary.count > 0, r.cublas_after.summary.median)},
+         {"cublas_after_ms",
+          or_null(r.cublas_after.summary.count > 0, r.cublas_after.summary.median)},
          {"best_kernel", row.best.kernel ? json(row.best.kernel->kernel) : json(nullptr)},
          {"best_params", m ? output::params_json(m->candidate.variant->label()) : json(nullptr)},
          {"best_ms", or_null(m != nullptr, m ? m->timing.summary.median : 0)},
@@ -250,22 +252,39 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
          {"families", families}});
   }
   return output::document("bench", {{"device", output::to_json(h.device)},
-                                     {"build_id", h.build_id},
-                                     {"layout", layout_name(h.layout)},
-                                     {"policy", output::to_json(h.policy)},
-                                     {"shapes", shapes},
-                                     {"geomean_ratio", geomean(ratios(rows, false)).first},
-                                     {"geomean_race_ratio", geomean(ratios(rows, true)).first},
-                                     {"interrupted", h.interrupted}});
+                                    {"build_id", h.build_id},
+                                    {"layout", layout_name(h.layout)},
+                                    {"policy", output::to_json(h.policy)},
+                                    {"shapes", shapes},
+                                    {"geomean_ratio", geomean(ratios(rows, false)).first},
+                                    {"geomean_race_ratio", geomean(ratios(rows, true)).first},
+                                    {"interrupted", h.interrupted}});
 }
 
 void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<BenchRow>& rows) {
-  std::vector<std::string> header{
-      "schema_version", "shape", "category", "cublas_ms", "best_kernel", "best_params",
-      "threads", "occupancy", "best_ms", "tflops", "ratio_to_cublas", "ratio_ci_low",
-      "ratio_ci_high", "pairs", "race_cublas_ms", "race_best_ms", "race_ratio_to_cublas",
-      "operand_tbps", "cublas_clock_min_mhz", "cublas_clock_max_mhz", "best_clock_min_mhz",
-      "best_clock_max_mhz", "reverified"};
+  std::vector<std::string> header{"schema_version",
+                                  "shape",
+                                  "category",
+                                  "cublas_ms",
+                                  "best_kernel",
+                                  "best_params",
+                                  "threads",
+                                  "occupancy",
+                                  "best_ms",
+                                  "tflops",
+                                  "ratio_to_cublas",
+                                  "ratio_ci_low",
+                                  "ratio_ci_high",
+                                  "pairs",
+                                  "race_cublas_ms",
+                                  "race_best_ms",
+                                  "race_ratio_to_cublas",
+                                  "operand_tbps",
+                                  "cublas_clock_min_mhz",
+                                  "cublas_clock_max_mhz",
+                                  "best_clock_min_mhz",
+                                  "best_clock_max_mhz",
+                                  "reverified"};
   for (auto& k : h.kernels) header.push_back("race_ratio_" + k);
   output::write_csv_record(out, header);
   auto g = [](double v) { return fmt::format("{:.9g}", v); };
@@ -276,19 +295,29 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
     const double bytes = row.large_operand_bytes();
-    std::vector<std::string> cells{
-        std::to_string(output::kJsonSchemaVersion), r.shape.str(), row.category,
-        opt(paired, row.cublas_ms()), row.best.kernel ? row.best.kernel->kernel : "",
-        m ? m->candidate.variant->label() : "", m ? std::to_string(m->candidate.threads) : "",
-        m ? g(m->candidate.occupancy) : "", opt(paired, row.tuned_ms()),
-        opt(paired, tflops(r.shape, row.tuned_ms())), opt(paired, row.ratio()),
-        opt(paired, row.paired.ratio_ci.low), opt(paired, row.paired.ratio_ci.high),
-        std::to_string(row.paired.ratios.size()), g(r.cublas_ms()),
-        m ? g(m->timing.summary.median) : "", m ? g(row.race_ratio()) : "",
-        opt(paired && bytes > 0, tbps(bytes, row.tuned_ms())),
-        mhz(row.paired.reference.sm_clock_min_mhz), mhz(row.paired.reference.sm_clock_max_mhz),
-        mhz(row.paired.candidate.sm_clock_min_mhz), mhz(row.paired.candidate.sm_clock_max_mhz),
-        row.recheck ? std::string(to_string(row.recheck->outcome)) : ""};
+    std::vector<std::string> cells{std::to_string(output::kJsonSchemaVersion),
+                                   r.shape.str(),
+                                   row.category,
+                                   opt(paired, row.cublas_ms()),
+                                   row.best.kernel ? row.best.kernel->kernel : "",
+                                   m ? m->candidate.variant->label() : "",
+                                   m ? std::to_string(m->candidate.threads) : "",
+                                   m ? g(m->candidate.occupancy) : "",
+                                   opt(paired, row.tuned_ms()),
+                                   opt(paired, tflops(r.shape, row.tuned_ms())),
+                                   opt(paired, row.ratio()),
+                                   opt(paired, row.paired.ratio_ci.low),
+                                   opt(paired, row.paired.ratio_ci.high),
+                                   std::to_string(row.paired.ratios.size()),
+                                   g(r.cublas_ms()),
+                                   m ? g(m->timing.summary.median) : "",
+                                   m ? g(row.race_ratio()) : "",
+                                   opt(paired && bytes > 0, tbps(bytes, row.tuned_ms())),
+                                   mhz(row.paired.reference.sm_clock_min_mhz),
+                                   mhz(row.paired.reference.sm_clock_max_mhz),
+                                   mhz(row.paired.candidate.sm_clock_min_mhz),
+                                   mhz(row.paired.candidate.sm_clock_max_mhz),
+                                   row.recheck ? std::string(to_string(row.recheck->outcome)) : ""};
     for (auto& name : h.kernels) {
       const double x = family_ratio(row, name);
       cells.push_back(opt(x > 0, x));

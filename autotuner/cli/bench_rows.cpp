@@ -1,12 +1,13 @@
 // The bench's confirmation phase: the interleaved re-measurement and re-verification of each
 // shape's winner (docs/architecture.md, "Issue #18").
+#include "autotuner/cli/bench_rows.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 
-#include "autotuner/cli/bench_rows.hpp"
 #include "autotuner/core/error.hpp"
 
 namespace occtune::cli {
@@ -41,8 +42,7 @@ std::pair<double, int> geomean(const std::vector<double>& values) {
 std::vector<BenchRow> confirm_winners(MeasurementBackend& backend,
                                       const std::vector<ShapeResult>& results,
                                       const std::map<std::string, std::string>& categories,
-                                      Layout layout,
-                                      const TimingPolicy& policy,
+                                      Layout layout, const TimingPolicy& policy,
                                       const std::atomic<bool>& interrupted, bool quiet) {
   std::vector<BenchRow> rows;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -79,9 +79,9 @@ std::vector<BenchRow> confirm_winners(MeasurementBackend& backend,
     if (row.paired.outcome == Outcome::kOk) row.recheck = backend.check(winner);
     if (!quiet) {
       std::string verdict =
-          row.failed() ? fmt::format("FAILED: {}", row.recheck ? row.recheck->error
-                                                               : row.paired.error)
-                       : "re-verified";
+          row.failed()
+              ? fmt::format("FAILED: {}", row.recheck ? row.recheck->error : row.paired.error)
+              : "re-verified";
       std::cerr << fmt::format("occtune bench: {} interleaved: {:.3f}x cuBLAS over {} pairs, {}\n",
                                r.shape.str(), row.ratio(), row.paired.ratios.size(), verdict);
     }

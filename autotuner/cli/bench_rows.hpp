@@ -20,11 +20,11 @@ namespace occtune::cli {
 
 struct BenchRow {
   const ShapeResult* result = nullptr;
-  std::string category;       // from the suite file; empty otherwise
-  ShapeBest best;             // the race's winner over every family
-  PairedTiming paired;        // the interleaved A/B pairs (empty when not taken)
+  std::string category;                // from the suite file; empty otherwise
+  ShapeBest best;                      // the race's winner over every family
+  PairedTiming paired;                 // the interleaved A/B pairs (empty when not taken)
   std::optional<Measurement> recheck;  // the check after the timed pairs
-  std::string note;           // why the winner was not re-measured, when it was not
+  std::string note;                    // why the winner was not re-measured, when it was not
 
   double ratio() const { return paired.ratio; }  // the headline; 0 when not re-measured
   double race_ratio() const;                     // cuBLAS's race reference / winner's median
@@ -43,8 +43,7 @@ struct BenchRow {
 std::vector<BenchRow> confirm_winners(MeasurementBackend& backend,
                                       const std::vector<ShapeResult>& results,
                                       const std::map<std::string, std::string>& categories,
-                                      Layout layout,
-                                      const TimingPolicy& policy,
+                                      Layout layout, const TimingPolicy& policy,
                                       const std::atomic<bool>& interrupted, bool quiet);
 
 // Geometric mean of the positive values (0 when none) and how many there were.

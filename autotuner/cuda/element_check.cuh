@@ -26,8 +26,7 @@ class ElementChecker {
   // Compares `count` contiguous elements on `stream` with at most `max_blocks` blocks and
   // waits for the answer. Throws Error(kRuntime) on a CUDA error.
   ElementCheckReport run(const float* c, const float* ref, const float* magnitude,
-                         std::size_t count, double tolerance, cudaStream_t stream,
-                         int max_blocks);
+                         std::size_t count, double tolerance, cudaStream_t stream, int max_blocks);
 
  private:
   unsigned long long* counters_ = nullptr;  // violations, first index

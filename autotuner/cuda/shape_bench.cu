@@ -1,5 +1,3 @@
-#include "autotuner/cuda/shape_bench.hpp"
-
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
@@ -15,6 +13,7 @@
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/element_check.cuh"
 #include "autotuner/cuda/nvml_clock.hpp"
+#include "autotuner/cuda/shape_bench.hpp"
 #include "kernels/launch.cuh"
 
 namespace occtune::cuda {
@@ -286,8 +285,8 @@ struct ShapeBench::Impl {
   std::string element_violation(const float* out) {
     const size_t count = size_t(shape.m) * size_t(shape.n);
     const double tolerance = element_tolerance(shape.k);
-    const ElementCheckReport r = element_checker->run(out, ref.ptr, magnitude.ptr, count,
-                                                      tolerance, stream, device.sm_count * 8);
+    const ElementCheckReport r = element_checker->run(out, ref.ptr, magnitude.ptr, count, tolerance,
+                                                      stream, device.sm_count * 8);
     if (r.violations == 0) return {};
     return fmt::format(
         "{} of {} elements break the element-wise bound |c - ref| <= {:.3g} * sum_k |a_ik "
@@ -319,12 +318,14 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
   OCCTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const auto need = bytes_needed(device, shape);
   if (need > free_bytes) {
-    throw Error(ExitCode::kUsage,
-                fmt::format("shape {} needs {:.2f} GiB of device memory (A, B, C, a reference C, "
-                            "its element bounds and a 2x L2 flush buffer) but {} has {:.2f} GiB free; choose a "
-                            "smaller shape",
-                            shape.str(), double(need) / (1ull << 30), device.uuid,
-                            double(free_bytes) / (1ull << 30)));
+    throw Error(
+        ExitCode::kUsage,
+        fmt::format(
+            "shape {} needs {:.2f} GiB of device memory (A, B, C, a reference C, "
+            "its element bounds and a 2x L2 flush buffer) but {} has {:.2f} GiB free; choose a "
+            "smaller shape",
+            shape.str(), double(need) / (1ull << 30), device.uuid,
+            double(free_bytes) / (1ull << 30)));
   }
   OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.start));
@@ -458,8 +459,8 @@ Measurement ShapeBench::check(const Candidate& candidate) {
                           m.rel_error, s.policy.tolerance);
   } else if (auto why = s.element_violation(s.c.ptr); !why.empty()) {
     m.outcome = Outcome::kWrongResult;
-    m.error = why + fmt::format(" (relative Frobenius error {:.3g} is within {:.3g})",
-                                m.rel_error, s.policy.tolerance);
+    m.error = why + fmt::format(" (relative Frobenius error {:.3g} is within {:.3g})", m.rel_error,
+                                s.policy.tolerance);
   }
   return m;
 }

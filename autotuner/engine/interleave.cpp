@@ -11,8 +11,8 @@ void add_batch(Timing& t, const SampleBatch& batch) {
   t.samples_ms.insert(t.samples_ms.end(), batch.samples_ms.begin(), batch.samples_ms.end());
   if (batch.sm_clock_mhz <= 0) return;
   t.sm_clock_mhz = batch.sm_clock_mhz;
-  t.sm_clock_min_mhz =
-      t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, batch.sm_clock_mhz) : batch.sm_clock_mhz;
+  t.sm_clock_min_mhz = t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, batch.sm_clock_mhz)
+                                              : batch.sm_clock_mhz;
   t.sm_clock_max_mhz = std::max(t.sm_clock_max_mhz, batch.sm_clock_mhz);
 }
 

@@ -14,13 +14,13 @@
 namespace occtune {
 
 struct PairedTiming {
-  Timing reference;           // cuBLAS's samples of the pairs, in order
-  Timing candidate;           // the candidate's
-  std::vector<double> ratios; // reference_i / candidate_i, per pair
-  double ratio = 0;           // median of the ratios (0 when no pair was taken)
-  Interval ratio_ci;          // its distribution-free 95% interval
+  Timing reference;            // cuBLAS's samples of the pairs, in order
+  Timing candidate;            // the candidate's
+  std::vector<double> ratios;  // reference_i / candidate_i, per pair
+  double ratio = 0;            // median of the ratios (0 when no pair was taken)
+  Interval ratio_ci;           // its distribution-free 95% interval
   Outcome outcome = Outcome::kOk;
-  std::string error;          // why sampling stopped, when outcome is not ok
+  std::string error;  // why sampling stopped, when outcome is not ok
 };
 
 // Pairs enough for a stable median: about 0.5 s of timed launches, at least 30 and at most 200

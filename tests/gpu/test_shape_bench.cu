@@ -138,13 +138,13 @@ TEST(ShapeBench, EveryTileFamilyPassesTheElementBoundAndTheRecheck) {
       for (auto& c : plan.candidates) {
         if (!c.rejection.empty()) continue;
         auto m = bench.check(c);
-        EXPECT_EQ(m.outcome, Outcome::kOk) << shape.str() << " " << c.variant->symbol << ": "
-                                           << m.error;
+        EXPECT_EQ(m.outcome, Outcome::kOk)
+            << shape.str() << " " << c.variant->symbol << ": " << m.error;
         auto batch = bench.samples(c, 3);
         EXPECT_EQ(batch.outcome, Outcome::kOk) << batch.error;
         auto again = bench.check(c);
-        EXPECT_EQ(again.outcome, Outcome::kOk) << shape.str() << " " << c.variant->symbol
-                                               << " after its samples: " << again.error;
+        EXPECT_EQ(again.outcome, Outcome::kOk)
+            << shape.str() << " " << c.variant->symbol << " after its samples: " << again.error;
       }
     }
   }

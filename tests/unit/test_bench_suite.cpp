@@ -60,8 +60,8 @@ TEST(BenchSuite, TheCommittedSuiteHoldsWhatTheIssueAsks) {
   for (auto& s : suite) ++count[s.category];
   EXPECT_EQ(count["default"], 12);
   EXPECT_EQ(count["random"], 20);
-  for (auto* c : {"gemv", "small_odd", "past_pow2", "long_k", "tall_n128", "wave_1_09", "m8",
-                  "k256"})
+  for (auto* c :
+       {"gemv", "small_odd", "past_pow2", "long_k", "tall_n128", "wave_1_09", "m8", "k256"})
     EXPECT_GE(count[c], 1) << c;
   for (auto& s : suite) {
     const std::int64_t m = s.shape.m, n = s.shape.n, k = s.shape.k;

@@ -68,9 +68,8 @@ TEST(ElementBound, ToleranceIsTheDeterministicBoundForShortSumsAndProbabilisticA
 TEST(ElementBound, TwoSummationOrdersOfACorrectProductPass) {
   for (auto [m, n, k] : {std::tuple{64, 48, 1}, std::tuple{33, 65, 17}, std::tuple{16, 16, 4097}}) {
     const Product p = make_product(m, n, k);
-    const ElementCheck r = check_elements(p.blocked.data(), p.sequential.data(),
-                                          p.magnitude.data(), p.sequential.size(),
-                                          element_tolerance(k));
+    const ElementCheck r = check_elements(p.blocked.data(), p.sequential.data(), p.magnitude.data(),
+                                          p.sequential.size(), element_tolerance(k));
     EXPECT_EQ(r.violations, 0u) << m << "x" << n << "x" << k << ": first " << r.first;
   }
 }
@@ -82,8 +81,8 @@ TEST(ElementBound, OneWrongElementHiddenInTheNormIsCaught) {
   std::vector<float> c = p.blocked;
   c[planted] += 0.01f;  // far past this element's bound (about 1e-3), small for the norm
   EXPECT_LT(relative_frobenius(c, p.sequential), 1e-5) << "the norm should not see it";
-  const ElementCheck r = check_elements(c.data(), p.sequential.data(), p.magnitude.data(),
-                                        c.size(), element_tolerance(k));
+  const ElementCheck r = check_elements(c.data(), p.sequential.data(), p.magnitude.data(), c.size(),
+                                        element_tolerance(k));
   EXPECT_EQ(r.violations, 1u);
   EXPECT_EQ(r.first, planted);
 
@@ -116,8 +115,8 @@ TEST(ElementBound, ADroppedSlabOfTermsIsCaughtUnlessItsTermsCancel) {
     }
     std::vector<float> c = p.blocked;
     c[size_t(e)] = partial;
-    const ElementCheck r = check_elements(c.data(), p.sequential.data(), p.magnitude.data(),
-                                          c.size(), tol);
+    const ElementCheck r =
+        check_elements(c.data(), p.sequential.data(), p.magnitude.data(), c.size(), tol);
     if (r.violations == 1 && r.first == size_t(e)) {
       ++caught;
     } else {
