@@ -9,6 +9,7 @@
 
 #include "kernels/launch.cuh"
 #include "kernels/registry_internal.cuh"
+#include "kernels/skinny.cuh"
 #include "kernels/tiled.cuh"
 
 namespace occtune::kernels {
@@ -68,6 +69,7 @@ void register_all(Registry& r) {
   register_regblocked(r);
   register_pipelined(r);
   register_splitk(r);
+  register_skinny(r);          // issue #18: small M or N (kernels/skinny.cuh)
   register_planted_faults(r);  // test only: empty unless OCCTUNE_TEST_KERNELS=1
   register_slowed(r);          // test only: empty unless OCCTUNE_TEST_KERNELS=1
 }

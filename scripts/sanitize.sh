@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU memory safety: runs compute-sanitizer's memcheck, racecheck, initcheck and synccheck over
 # every kernel variant occtune can launch (all registered families, tiled_dynamic down to tile 1;
-# never the test-only planted_faults) at odd shapes, in process, one log per tool, and fails on
-# any error. Run it on a GPU machine; it takes a few minutes.
+# never the test-only planted_faults) at odd and at aligned shapes, in process, one log per
+# tool, and fails on any error. Run it on a GPU machine; it takes a few minutes.
 # Usage: scripts/sanitize.sh [--occtune PATH] [--out DIR] [--tools "memcheck racecheck ..."]
 #        scripts/sanitize.sh --fetch   (on a machine with PyPI: download compute-sanitizer)
 # compute-sanitizer is taken from $COMPUTE_SANITIZER, PATH, /usr/local/cuda/bin, or the
@@ -61,10 +61,13 @@ summary="$out/summary.txt"
   echo "# $("$sanitizer" --version | tail -1); $("$occtune" --version); families: $families"
 } >"$summary"
 for tool in $tools; do
-  # Shapes that leave partial tiles in every dimension (1x1x1: nothing but edges); racecheck
-  # instruments every shared-memory access and gets the small ones only.
-  shapes=(1x1x1 17x17x17 33x65x17 257x129x515)
-  [ "$tool" = racecheck ] && shapes=(1x1x1 17x17x17 33x65x17)
+  # Misaligned shapes that leave partial tiles in every dimension (1x1x1: nothing but edges),
+  # which take the element loads and 4-byte copies, and aligned ones (every dimension a
+  # multiple of 4: 64x64x64 in whole tiles, 132x260x72 with partial tiles and a K residue) that
+  # take the float4 loads and 16-byte cp.async; racecheck instruments every shared-memory
+  # access and gets the small ones only.
+  shapes=(1x1x1 17x17x17 33x65x17 257x129x515 64x64x64 132x260x72)
+  [ "$tool" = racecheck ] && shapes=(1x1x1 17x17x17 33x65x17 64x64x64 68x36x40)
   shape_args=()
   for s in "${shapes[@]}"; do shape_args+=(--shape "$s"); done
   # occtune's own kernels (namespace occtune: the variants, input fill, error check); initcheck

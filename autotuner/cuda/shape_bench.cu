@@ -1,5 +1,3 @@
-#include "autotuner/cuda/shape_bench.hpp"
-
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
@@ -7,10 +5,15 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "autotuner/core/element_bound.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/element_check.cuh"
 #include "autotuner/cuda/nvml_clock.hpp"
+#include "autotuner/cuda/shape_bench.hpp"
 #include "kernels/launch.cuh"
 
 namespace occtune::cuda {
@@ -19,14 +22,17 @@ namespace {
 // Counter-based uniform [-1, 1) generator (splitmix64 of seed and index). Written here rather
 // than taken from cuRAND: it is a few lines, deterministic per seed on every GPU, and keeps the
 // 90 MB static cuRAND out of the binary.
-__global__ void fill_uniform(float* data, size_t count, unsigned long long seed) {
+// With `absolute`, the same values without their signs: |A| |B| gives the magnitude of every
+// element's dot-product terms for the element-wise check.
+__global__ void fill_uniform(float* data, size_t count, unsigned long long seed, bool absolute) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
        i += size_t(gridDim.x) * blockDim.x) {
     unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    data[i] = float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits
+    const float v = float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits
+    data[i] = absolute ? fabsf(v) : v;
   }
 }
 
@@ -94,6 +100,8 @@ struct ShapeBench::Impl {
   cublasHandle_t cublas = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   DeviceBuffer<float> a, b, c, ref, flush;
+  DeviceBuffer<float> magnitude;  // sum_k |a_ik b_kj| per element of C: the element-wise bound
+  std::unique_ptr<ElementChecker> element_checker;
   DeviceBuffer<double> parts;
   bool have_reference = false;
   Timing reference;
@@ -124,8 +132,11 @@ struct ShapeBench::Impl {
   }
 
   // Scratch memory of variants that need it (split-K partial sums), grown to the largest
-  // request and kept for the shape. Allocated outside any timed region.
+  // request and kept for the shape. Allocated outside any timed region. It is poisoned (NaN)
+  // whenever another variant takes it over, so no candidate can pass on what an earlier one
+  // left there.
   DeviceBuffer<unsigned char> workspace;
+  std::string workspace_owner;
 
   // The launch arguments of `variant`, with its workspace; an allocation failure is returned
   // (and cleared) rather than thrown: it rules out that candidate only.
@@ -142,6 +153,11 @@ struct ShapeBench::Impl {
         return err;
       }
       workspace.count = need;
+      workspace_owner.clear();
+    }
+    if (need > 0 && workspace_owner != variant.symbol) {
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(workspace.ptr, 0xff, workspace.count, stream));
+      workspace_owner = variant.symbol;
     }
     out.workspace = reinterpret_cast<float*>(workspace.ptr);
     out.workspace_bytes = workspace.count;
@@ -264,11 +280,27 @@ struct ShapeBench::Impl {
     if (host[1] == 0) return host[0] == 0 ? 0.0 : INFINITY;
     return std::sqrt(host[0] / host[1]);
   }
+
+  // Empty when every element of `out` is within the element-wise bound, else why not.
+  std::string element_violation(const float* out) {
+    const size_t count = size_t(shape.m) * size_t(shape.n);
+    const double tolerance = element_tolerance(shape.k);
+    const ElementCheckReport r = element_checker->run(out, ref.ptr, magnitude.ptr, count, tolerance,
+                                                      stream, device.sm_count * 8);
+    if (r.violations == 0) return {};
+    return fmt::format(
+        "{} of {} elements break the element-wise bound |c - ref| <= {:.3g} * sum_k |a_ik "
+        "b_kj| (K = {}); the first, C[{}][{}] = {:.9g}, reference {:.9g}, bound {:.3g}",
+        r.violations, count, tolerance, shape.k, r.first / size_t(shape.n),
+        r.first % size_t(shape.n), double(r.c), double(r.ref), tolerance * double(r.magnitude));
+  }
 };
 
 std::uint64_t ShapeBench::bytes_needed(const DeviceInfo& device, Shape shape) {
   const std::uint64_t operands = shape.operand_bytes(sizeof(float));
-  const std::uint64_t reference = std::uint64_t(shape.m) * std::uint64_t(shape.n) * sizeof(float);
+  // The reference C and the element-wise bounds.
+  const std::uint64_t reference =
+      2 * std::uint64_t(shape.m) * std::uint64_t(shape.n) * sizeof(float);
   if (operands == UINT64_MAX) return UINT64_MAX;
   return operands + reference + 2 * std::uint64_t(device.l2_bytes) + (64ull << 20);
 }
@@ -286,12 +318,14 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
   OCCTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const auto need = bytes_needed(device, shape);
   if (need > free_bytes) {
-    throw Error(ExitCode::kUsage,
-                fmt::format("shape {} needs {:.2f} GiB of device memory (A, B, C, a reference C "
-                            "and a 2x L2 flush buffer) but {} has {:.2f} GiB free; choose a "
-                            "smaller shape",
-                            shape.str(), double(need) / (1ull << 30), device.uuid,
-                            double(free_bytes) / (1ull << 30)));
+    throw Error(
+        ExitCode::kUsage,
+        fmt::format(
+            "shape {} needs {:.2f} GiB of device memory (A, B, C, a reference C, "
+            "its element bounds and a 2x L2 flush buffer) but {} has {:.2f} GiB free; choose a "
+            "smaller shape",
+            shape.str(), double(need) / (1ull << 30), device.uuid,
+            double(free_bytes) / (1ull << 30)));
   }
   OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.start));
@@ -307,7 +341,9 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
   s.b.allocate(kn);
   s.c.allocate(mn);
   s.ref.allocate(mn);
+  s.magnitude.allocate(mn);
   s.parts.allocate(2);
+  s.element_checker = std::make_unique<ElementChecker>();
   if (policy.flush_l2) {
     // unsigned char would do; float keeps one buffer type. 2x L2 evicts everything resident.
     s.flush.ptr = nullptr;
@@ -315,9 +351,15 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
     s.flush.count = 2 * device.l2_bytes;  // bytes, used by cudaMemsetAsync
   }
   const int fill_blocks = device.sm_count * 8;
-  fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.a.ptr, mk, policy.seed);
-  fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.b.ptr, kn, policy.seed ^ 0x5bd1e995ull);
-  OCCTUNE_CUDA_CHECK(cudaGetLastError());
+  // |A| |B| first (the magnitudes of every dot product's terms), then the signed operands the
+  // candidates and the reference compute with: the same generator, so no copy is kept.
+  for (bool absolute : {true, false}) {
+    fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.a.ptr, mk, policy.seed, absolute);
+    fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.b.ptr, kn, policy.seed ^ 0x5bd1e995ull,
+                                                    absolute);
+    OCCTUNE_CUDA_CHECK(cudaGetLastError());
+    if (absolute) OCCTUNE_CUDA_CHECK(s.run_cublas(s.magnitude.ptr));
+  }
   OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.ref.ptr, 0xff, mn * sizeof(float), s.stream));
   OCCTUNE_CUDA_CHECK(s.run_cublas(s.ref.ptr));
   OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -387,6 +429,7 @@ Measurement ShapeBench::check(const Candidate& candidate) {
     return m;
   }
   kernels::GemmArgs args;
+  s.workspace_owner.clear();  // a checked launch always starts from a poisoned workspace
   if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
     m.outcome = Outcome::kExceedsLimits;
     m.error = fmt::format("its workspace of {} bytes cannot be allocated: {}",
@@ -414,6 +457,10 @@ Measurement ShapeBench::check(const Candidate& candidate) {
     m.outcome = Outcome::kWrongResult;
     m.error = fmt::format("relative Frobenius error {:.3g} exceeds the tolerance {:.3g}",
                           m.rel_error, s.policy.tolerance);
+  } else if (auto why = s.element_violation(s.c.ptr); !why.empty()) {
+    m.outcome = Outcome::kWrongResult;
+    m.error = why + fmt::format(" (relative Frobenius error {:.3g} is within {:.3g})", m.rel_error,
+                                s.policy.tolerance);
   }
   return m;
 }

@@ -1,6 +1,8 @@
 // Measures candidates of one shape on one GPU (design.md section 5): random inputs, a cuBLAS
-// reference result, NaN-poisoned output before every checked run, relative Frobenius error,
-// warm-up, CUDA-event samples with L2 flushed before each, SM clock from NVML. The operands are
+// reference result, NaN-poisoned output (and split-K workspace) before every checked run,
+// relative Frobenius error plus an element-wise bound against the magnitude of each element's
+// dot-product terms (autotuner/core/element_bound.hpp), warm-up, CUDA-event samples with L2
+// flushed before each, SM clock from NVML. The operands are
 // stored as the layout says (op(A) = T: A is K x M), with tight leading dimensions, and the
 // GEMM is C = 1 * op(A) op(B) + 0 * C, so C's poison must be overwritten.
 #pragma once
@@ -43,7 +45,7 @@ class ShapeBench {
   int settled_clock_mhz() const;
   double settle_seconds() const;
 
-  // A, B, C, reference C, the L2 flush buffer and a margin.
+  // A, B, C, reference C, its element bounds, the L2 flush buffer and a margin.
   static std::uint64_t bytes_needed(const DeviceInfo& device, Shape shape);
 
  private:

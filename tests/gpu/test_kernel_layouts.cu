@@ -3,12 +3,14 @@
 // padded leading dimensions whose padding holds NaN, and with the alpha/beta epilogue: beta = 0
 // over a C of NaN (C must not be read), and alpha = -1.5, beta = 0.75 over a random C. Also the
 // measurement path: ShapeBench opened in each layout verifies that layout's candidates and
-// refuses a candidate of another layout.
+// refuses a candidate of another layout. The small-M/N family ("skinny", issue #18) runs
+// everywhere the others do, and on its own shapes below.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -149,23 +151,32 @@ std::vector<const kernels::VariantInfo*> variants_in(Layout layout) {
 // take long and prove nothing new.
 bool large(Dims d) { return double(d.m) * d.n * d.k > 1e8; }
 
-void check_all(LayoutProblem& p, bool skip_tiny_tiles) {
+// Launches `v` on `p` (with a workspace when it needs one) and returns C.
+std::vector<float> run_variant(LayoutProblem& p, const kernels::VariantInfo& v,
+                               const std::string& what) {
+  p.reset_c();
+  auto args = p.args();
+  float* workspace = nullptr;
+  if (const std::size_t bytes = v.workspace(args.m, args.n, args.k)) {
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&workspace, bytes));
+    OCCTUNE_CUDA_CHECK(cudaMemset(workspace, 0xff, bytes));  // NaN: nothing may be read unwritten
+    args.workspace = workspace;
+    args.workspace_bytes = bytes;
+  }
+  EXPECT_EQ(kernels::launch_variant(v, args, nullptr), cudaSuccess) << what;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  if (workspace) OCCTUNE_CUDA_CHECK(cudaFree(workspace));
+  return p.result();
+}
+
+void check_all(LayoutProblem& p, bool skip_tiny_tiles, const std::string& only_family = "") {
   for (auto* v : variants_in(p.layout)) {
     if (skip_tiny_tiles && v->threads() < 16) continue;
+    if (!only_family.empty() && v->family != only_family) continue;
     const std::string what = v->symbol + " at " + p.name();
-    p.reset_c();
-    auto args = p.args();
-    float* workspace = nullptr;
-    if (const std::size_t bytes = v->workspace(args.m, args.n, args.k)) {
-      OCCTUNE_CUDA_CHECK(cudaMalloc(&workspace, bytes));
-      args.workspace = workspace;
-      args.workspace_bytes = bytes;
-    }
-    ASSERT_EQ(kernels::launch_variant(*v, args, nullptr), cudaSuccess) << what;
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
-    if (workspace) OCCTUNE_CUDA_CHECK(cudaFree(workspace));
+    const std::vector<float> got = run_variant(p, *v, what);
     bool padding_untouched = false;
-    EXPECT_LT(compare(p, p.result(), padding_untouched), 1e-5) << what;
+    EXPECT_LT(compare(p, got, padding_untouched), 1e-5) << what;
     EXPECT_TRUE(padding_untouched) << what << ": wrote into C's padding";
   }
 }
@@ -212,6 +223,34 @@ TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
     }
 }
 
+// The small-M/N family (issue #18) where it is meant to run and beyond: M or N from 1 to 16
+// with the other dimensions aligned (float4 paths) or odd (element paths), padded leading
+// dimensions (misaligned rows), a small dimension above 16 (several row groups), K shorter than
+// the splits (empty slices) and long K, in every layout; and the same result bit for bit on a
+// second launch (the reductions have a fixed order).
+TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
+  OCCTUNE_REQUIRE_GPU();
+  const Dims shapes[] = {{1, 1, 1},       {1, 4096, 4096}, {1, 1027, 3001}, {8, 8192, 1024},
+                         {16, 4099, 517}, {3, 5, 7},       {40, 257, 300},  {4096, 1, 4096},
+                         {3001, 7, 1029}, {8192, 16, 512}, {13, 13, 20000}, {2, 600, 64}};
+  for (Layout l : kAllLayouts) {
+    for (auto d : shapes) {
+      LayoutProblem p(d, l, 0, 1.0f, 0.0f);
+      check_all(p, false, "skinny");
+    }
+    for (auto d : {Dims{5, 1001, 999}, Dims{999, 6, 1001}}) {
+      LayoutProblem padded(d, l, 3, -1.5f, 0.75f);
+      check_all(padded, false, "skinny");
+    }
+    LayoutProblem p(Dims{7, 2049, 4099}, l, 0, 1.0f, 0.0f);
+    for (auto* v : kernels::variants_of("skinny", l)) {
+      const std::string what = v->symbol + " twice at " + p.name();
+      const auto first = run_variant(p, *v, what), second = run_variant(p, *v, what);
+      EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << what;
+    }
+  }
+}
+
 // ShapeBench measures in the layout it was opened with: every family's candidates of that
 // layout pass its check against its own cuBLAS reference; a candidate of another layout is
 // refused as an invalid configuration, never launched.
@@ -227,7 +266,8 @@ TEST(KernelLayouts, ShapeBenchVerifiesEachLayout) {
   const Shape shape{1000, 17, 4097};
   for (Layout l : kAllLayouts) {
     cuda::ShapeBench bench(device, shape, policy, l);
-    for (auto* family : {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk"}) {
+    for (auto* family :
+         {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk", "skinny"}) {
       auto plan = plan_family(*kernels::find_family(family), device, shape, oracle, 0, l);
       ASSERT_FALSE(plan.candidates.empty()) << family;
       for (auto& c : plan.candidates) {

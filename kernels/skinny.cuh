@@ -1,0 +1,286 @@
+// Family "skinny" (issue #18): GEMMs with a small M or N (a GEMV in disguise up to M or N = 16),
+// which are bound by reading the large operand once from HBM. A block owns S rows (or columns)
+// of the output and a stretch of the large dimension; its eight warps split each 128-deep K tile
+// among them and stream the large operand with float4 loads, the small operand's tile staged in
+// dynamic shared memory; K is also split across SPLITS blocks (grid z) into a workspace that a
+// second kernel sums in split order. Every reduction has a fixed order: results are
+// deterministic. Correct for any M, N, K, leading dimension and alignment (a small dimension
+// above S takes several blocks, each reading the large operand again).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/gemm_entry.cuh"
+
+namespace occtune::kernels {
+
+inline constexpr int kSkinnyThreads = 256;
+inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
+inline constexpr int kSkinnyKTile = 128;  // K per shared-memory tile of the small operand
+inline constexpr int kSkinnyRowsPerWarp = 4;
+
+// SIDE 0: M is the small dimension (B is the large operand, C's rows are S-row groups);
+// SIDE 1: N is small (A is large). S: rows (columns) of the small dimension per block.
+template <Layout L, int S, int SIDE, int SPLITS>
+struct SkinnyIn {
+  template <Layout L2>
+  using In = SkinnyIn<L2, S, SIDE, SPLITS>;
+  static_assert(S >= 1 && S <= 16 && (SIDE == 0 || SIDE == 1) && SPLITS >= 1 && SPLITS <= 64,
+                "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
+  static constexpr Layout kLayout = L;
+  static constexpr int kMaxThreads = kSkinnyThreads;
+  // Whether the large operand is stored contiguously along the output's large dimension
+  // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
+  // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
+  static constexpr bool kAlongX = SIDE == 0 ? !transposes_b(L) : transposes_a(L);
+  static constexpr int kLargeTile = kAlongX ? 32 * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
+  static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
+  static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
+  // The small operand's K tile; the along-x kernel reuses it for its cross-warp reduction.
+  static constexpr std::size_t kSmemBytes =
+      std::size_t(S) * (kSkinnyKTile > kLargeTile ? kSkinnyKTile : kLargeTile) * sizeof(float);
+
+  __device__ static int small_size(const GemmArgs& p) { return SIDE == 0 ? p.m : p.n; }
+  __device__ static int large_size(const GemmArgs& p) { return SIDE == 0 ? p.n : p.m; }
+  __device__ static const float* large_base(const GemmArgs& p) { return SIDE == 0 ? p.b : p.a; }
+  __device__ static int large_ld(const GemmArgs& p) { return SIDE == 0 ? p.ldb : p.lda; }
+
+  // Element (s, k) of the small operand: op(A)[s][k] for SIDE 0, op(B)[k][s] for SIDE 1.
+  __device__ static float small_at(const GemmArgs& p, int s, int k) {
+    if constexpr (SIDE == 0)
+      return transposes_a(L) ? __ldg(p.a + std::size_t(k) * p.lda + s)
+                             : __ldg(p.a + std::size_t(s) * p.lda + k);
+    else
+      return transposes_b(L) ? __ldg(p.b + std::size_t(s) * p.ldb + k)
+                             : __ldg(p.b + std::size_t(k) * p.ldb + s);
+  }
+
+  // Row-major index into C (and the dense workspace) of output (s, x).
+  __device__ static std::size_t out_row(int s, int x) { return SIDE == 0 ? s : x; }
+  __device__ static std::size_t out_col(int s, int x) { return SIDE == 0 ? x : s; }
+
+  // Writes one finished output: straight into C, or into this split's workspace slice.
+  __device__ static void emit(const GemmArgs& p, int s, int x, float v) {
+    const std::size_t i = out_row(s, x), j = out_col(s, x);
+    if constexpr (SPLITS == 1) {
+      float* c = p.c + i * std::size_t(p.ldc) + j;
+      *c = scale_output(v, c, p.alpha, p.beta);
+    } else {
+      p.workspace[std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n) +
+                  i * std::size_t(p.n) + j] = v;
+    }
+  }
+
+  // The small operand's rows s0..s0+S-1 over k in [kt, kt + 128), zero outside the matrix and
+  // past `ke`, as sm[s][kk].
+  __device__ static void stage_small(const GemmArgs& p, float* sm, int s0, int small, int kt,
+                                     int ke) {
+    for (int e = int(threadIdx.x); e < S * kSkinnyKTile; e += kSkinnyThreads) {
+      const int s = e / kSkinnyKTile, k = kt + e % kSkinnyKTile;
+      sm[e] = s0 + s < small && k < ke ? small_at(p, s0 + s, k) : 0.0f;
+    }
+  }
+
+  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    float* sm = reinterpret_cast<float*>(smem);
+    const int small = small_size(p), large = large_size(p);
+    const int s0 = int(SIDE == 0 ? blockIdx.y : blockIdx.x) * S;
+    const int x0 = int(SIDE == 0 ? blockIdx.x : blockIdx.y) * kLargeTile;
+    // Split z covers whole 128-deep tiles, so every tile starts 16-byte aligned.
+    const int per_split = (p.k + SPLITS - 1) / SPLITS;
+    const int chunk = (per_split + kSkinnyKTile - 1) / kSkinnyKTile * kSkinnyKTile;
+    const int kb = int(blockIdx.z) * chunk;
+    const int ke = kb + chunk < p.k ? kb + chunk : p.k;
+    const float* l = large_base(p);
+    const int ld = large_ld(p);
+    const bool vec = (reinterpret_cast<std::uintptr_t>(l) & 15u) == 0 && ld % 4 == 0;
+    if constexpr (kAlongX)
+      run_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
+    else
+      run_along_k(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
+  }
+
+  // Lane t owns outputs x0 + 4t .. 4t + 3; warp w takes k = w, w + 8, ... of each tile, so a
+  // warp's load is one 512-byte row segment; the warps' sums meet in shared memory in warp
+  // order.
+  __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
+                                     int x0, int kb, int ke, const float* l, int ld, bool vec) {
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    const int x = x0 + 4 * lane;
+    const bool whole = vec && x + 3 < large;
+    float acc[S][4];
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
+      __syncthreads();  // the previous tile's reads are done
+      stage_small(p, sm, s0, small, kt, ke);
+      __syncthreads();
+      const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
+      if (x >= large) continue;
+#pragma unroll 4
+      for (int kk = warp; kk < kn; kk += kSkinnyWarps) {
+        const float* row = l + std::size_t(kt + kk) * std::size_t(ld) + x;
+        float v[4];
+        if (whole) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(row));
+          v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) v[j] = x + j < large ? __ldg(row + j) : 0.0f;
+        }
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+          const float a = sm[s * kSkinnyKTile + kk];  // one address per warp: a broadcast
+#pragma unroll
+          for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a, v[j], acc[s][j]);
+        }
+      }
+    }
+    __syncthreads();
+    float4* red = reinterpret_cast<float4*>(sm);  // [S][32] float4: conflict-free
+    for (int w = 0; w < kSkinnyWarps; ++w) {
+      if (warp == w) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+          float4 t = w == 0 ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : red[s * 32 + lane];
+          t.x += acc[s][0], t.y += acc[s][1], t.z += acc[s][2], t.w += acc[s][3];
+          red[s * 32 + lane] = t;
+        }
+      }
+      __syncthreads();
+    }
+    const float* sums = sm;
+    for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
+      const int s = e / kLargeTile, xx = x0 + e % kLargeTile;
+      if (s0 + s < small && xx < large) emit(p, s0 + s, xx, sums[e]);
+    }
+  }
+
+  // Warp w owns outputs x0 + 4w .. 4w + 3; lane t takes k = 4t .. 4t + 3 of each tile (a
+  // warp's load of one row is 512 contiguous bytes); a butterfly over the lanes sums each
+  // output in a fixed order.
+  __device__ static void run_along_k(const GemmArgs& p, float* sm, int small, int large, int s0,
+                                     int x0, int kb, int ke, const float* l, int ld, bool vec) {
+    constexpr int R = kSkinnyRowsPerWarp;
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    const int kk = 4 * lane;
+    float acc[R][S];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int s = 0; s < S; ++s) acc[r][s] = 0.0f;
+    for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
+      __syncthreads();
+      stage_small(p, sm, s0, small, kt, ke);
+      __syncthreads();
+      const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
+      if (kk >= kn) continue;
+      const bool whole = vec && kk + 3 < kn;
+      float v[R][4];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int x = x0 + warp * R + r;
+        const float* row = l + std::size_t(x < large ? x : 0) * std::size_t(ld) + kt + kk;
+        if (x >= large) {
+          v[r][0] = v[r][1] = v[r][2] = v[r][3] = 0.0f;
+        } else if (whole) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(row));
+          v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) v[r][j] = kk + j < kn ? __ldg(row + j) : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const float4 a = reinterpret_cast<const float4*>(sm + s * kSkinnyKTile)[lane];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          acc[r][s] = fmaf(a.x, v[r][0], acc[r][s]);
+          acc[r][s] = fmaf(a.y, v[r][1], acc[r][s]);
+          acc[r][s] = fmaf(a.z, v[r][2], acc[r][s]);
+          acc[r][s] = fmaf(a.w, v[r][3], acc[r][s]);
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) acc[r][s] += __shfl_xor_sync(0xffffffffu, acc[r][s], d);
+      }
+    }
+    // Every lane holds every sum; lane (r * S + s) % 32 writes output (r, s).
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        const int x = x0 + warp * R + r;
+        if (lane == (r * S + s) % 32 && x < large && s0 + s < small) emit(p, s0 + s, x, acc[r][s]);
+      }
+  }
+};
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int S, int SIDE, int SPLITS>
+struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
+
+// The sum of the SPLITS workspace slices in split order, then the alpha/beta epilogue into C.
+template <int SPLITS>
+__global__ void __launch_bounds__(256) skinny_reduce(GemmArgs p) {
+  const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
+  for (std::size_t e = std::size_t(blockIdx.x) * 256 + threadIdx.x; e < mn;
+       e += std::size_t(gridDim.x) * 256) {
+    float sum = 0.0f;
+    for (int z = 0; z < SPLITS; ++z) sum += p.workspace[std::size_t(z) * mn + e];
+    float* c = p.c + (e / std::size_t(p.n)) * std::size_t(p.ldc) + e % std::size_t(p.n);
+    *c = scale_output(sum, c, p.alpha, p.beta);
+  }
+}
+
+// The registered instantiations (kernels/skinny.cu): S, SIDE, SPLITS. nn has every S for both
+// sides with 1, 8 and 32 splits; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+#define OCCTUNE_SKINNY_VARIANTS(X) \
+  X(Skinny<1, 0, 1>)               \
+  X(Skinny<1, 0, 8>)               \
+  X(Skinny<1, 0, 32>)              \
+  X(Skinny<4, 0, 1>)               \
+  X(Skinny<4, 0, 8>)               \
+  X(Skinny<4, 0, 32>)              \
+  X(Skinny<8, 0, 1>)               \
+  X(Skinny<8, 0, 8>)               \
+  X(Skinny<8, 0, 32>)              \
+  X(Skinny<16, 0, 1>)              \
+  X(Skinny<16, 0, 8>)              \
+  X(Skinny<16, 0, 32>)             \
+  X(Skinny<1, 1, 1>)               \
+  X(Skinny<1, 1, 8>)               \
+  X(Skinny<1, 1, 32>)              \
+  X(Skinny<4, 1, 1>)               \
+  X(Skinny<4, 1, 8>)               \
+  X(Skinny<4, 1, 32>)              \
+  X(Skinny<8, 1, 1>)               \
+  X(Skinny<8, 1, 8>)               \
+  X(Skinny<8, 1, 32>)              \
+  X(Skinny<16, 1, 1>)              \
+  X(Skinny<16, 1, 8>)              \
+  X(Skinny<16, 1, 32>)
+#define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
+  X(Skinny<1, 0, 8>)                          \
+  X(Skinny<8, 0, 8>)                          \
+  X(Skinny<16, 0, 8>)                         \
+  X(Skinny<1, 1, 8>)                          \
+  X(Skinny<8, 1, 8>)                          \
+  X(Skinny<16, 1, 8>)
+
+// Registers the family (kernels/skinny.cu); called from register_all() in registry.cu.
+struct Registry;
+void register_skinny(Registry& r);
+
+}  // namespace occtune::kernels
