@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "kernels/registry.hpp"
 
 namespace occtune::api {
@@ -37,6 +38,13 @@ void set_launch(LaunchConfig& c, const kernels::VariantInfo& v, Shape asked) {
   c.grid_x = (asked.n + v.tile_n - 1) / v.tile_n;
   c.grid_y = (asked.m + v.tile_m - 1) / v.tile_m;
   c.grid_z = v.grid_z;
+  if (const auto uv = user_variant(v)) {  // a user family computes its own grid
+    const UserFamily& f = *find_user_family(v.family);
+    const Grid g = user_grid(f, *uv, to_dims(f, asked));
+    c.grid_x = g.x;
+    c.grid_y = g.y;
+    c.grid_z = g.z;
+  }
   c.dynamic_smem = v.dynamic_smem;
   c.params.clear();
   for (const auto& p : v.params) c.params.push_back({p.name, p.value});
