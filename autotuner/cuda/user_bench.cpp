@@ -118,6 +118,8 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     OCCTUNE_CUDA_CHECK(cudaMalloc(&p, b.count * sizeof(float)));
     s.buffers.push_back(p);
     host[i].assign(b.count, std::numeric_limits<float>::quiet_NaN());
+    if (b.role == Buffer::Role::kScratch)  // never read before written, if the kernel is right
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0xff, b.count * sizeof(float), s.sampler->stream()));
     if (b.role == Buffer::Role::kInput) {
       // One seed per buffer, so two inputs of one size never hold the same values.
       OCCTUNE_CUDA_CHECK(fill_uniform(p, b.count, policy.seed + 0x5bd1e995ull * i, b.low, b.high,

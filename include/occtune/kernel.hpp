@@ -62,9 +62,10 @@ struct KernelConfig {
 
 // A device buffer of `count` floats that occtune allocates for tuning. Inputs are filled with
 // seeded uniform values in [low, high); outputs are poisoned with NaN before every checked
-// launch, so an element the kernel never writes fails the check.
+// launch, so an element the kernel never writes fails the check; scratch buffers (a kernel's
+// workspace, e.g. per-block partial results) are allocated and neither filled nor compared.
 struct Buffer {
-  enum class Role { kInput, kOutput };
+  enum class Role { kInput, kOutput, kScratch };
   std::string name;
   std::size_t count = 0;
   Role role = Role::kInput;
