@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <string_view>
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/user_family.hpp"
@@ -58,6 +59,17 @@ TimingSummary to_summary(const Summary& s) {
 
 DeviceIdentity to_identity(const DeviceInfo& d) {
   return {d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version};
+}
+
+std::optional<Cache> open_default_cache() {
+  try {
+    return Cache::open();
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::kNotFound &&
+        std::string_view(e.what()).find("no database") != std::string_view::npos)
+      return std::nullopt;
+    throw;
+  }
 }
 
 std::vector<Param> parse_params(const std::string& label) {

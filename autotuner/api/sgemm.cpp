@@ -19,6 +19,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "autotuner/api/conversions.hpp"
 #include "autotuner/api/on_miss_tuner.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "db/lookup.hpp"
@@ -100,15 +101,8 @@ const kernels::VariantInfo* variant_named(const std::string& symbol) {
 
 // The store's answer for the shape on this device, when there is a store with this device.
 std::optional<Answer> cached_answer(const DeviceInfo& device, const RowMajorGemm& g) {
-  std::optional<Cache> cache;
-  try {
-    cache.emplace(Cache::open());
-  } catch (const Error& e) {
-    if (e.code() == ExitCode::kNotFound &&
-        std::string_view(e.what()).find("no database") != std::string_view::npos)
-      return std::nullopt;  // no store yet: the heuristic below answers
-    throw;
-  }
+  std::optional<Cache> cache = api::open_default_cache();
+  if (!cache) return std::nullopt;  // no store yet: the heuristic below answers
   Problem p;
   p.m = g.m;
   p.n = g.n;

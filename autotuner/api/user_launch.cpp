@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "autotuner/api/conversions.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/device_probe.hpp"
@@ -52,15 +53,8 @@ const UserFamily& registered(const std::string& name) {
 
 // The store's answer, when there is a store that can answer for this device.
 std::optional<Answer> cached_answer(const UserFamily& f, const DeviceInfo& device, Shape shape) {
-  std::optional<Cache> cache;
-  try {
-    cache.emplace(Cache::open());
-  } catch (const Error& e) {
-    if (e.code() == ExitCode::kNotFound &&
-        std::string_view(e.what()).find("no database") != std::string_view::npos)
-      return std::nullopt;  // no store yet: the occupancy answer below
-    throw;
-  }
+  std::optional<Cache> cache = api::open_default_cache();
+  if (!cache) return std::nullopt;  // no store yet: the occupancy answer below
   Problem p;
   p.family = f.def.name;
   p.m = shape.m;

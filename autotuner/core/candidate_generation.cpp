@@ -65,6 +65,14 @@ Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device
   return c;
 }
 
+Candidate from_walk(Candidate c, int step, int suggested, int limit) {
+  c.origin = "occupancy-api";
+  c.step = step;
+  c.suggested_block = suggested;
+  c.block_limit = limit;
+  return c;
+}
+
 Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Shape shape,
                  OccupancyOracle& oracle, int min_tile, Layout layout) {
   Plan plan;
@@ -101,12 +109,8 @@ Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Sh
     if (!variant) {
       plan.notes.push_back(fmt::format("tile {} has no compiled specialisation; skipped", tile));
     } else {
-      Candidate c = annotate(*variant, device, shape, oracle);
-      c.origin = "occupancy-api";
-      c.step = step;
-      c.suggested_block = suggested;
-      c.block_limit = limit;
-      plan.candidates.push_back(std::move(c));
+      plan.candidates.push_back(
+          from_walk(annotate(*variant, device, shape, oracle), step, suggested, limit));
     }
     limit = threads - 1;
   }

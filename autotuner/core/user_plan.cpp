@@ -70,12 +70,8 @@ Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape probl
         ++index;
       if (index < f.variants.size()) {
         const Grid g = user_grid(f, f.variant_of[index], dims);
-        Candidate cand = annotate(f.variants[index], device, g.x, g.y, g.z, oracle);
-        cand.origin = "occupancy-api";
-        cand.step = step;
-        cand.suggested_block = suggested;
-        cand.block_limit = limit;
-        plan.candidates.push_back(std::move(cand));
+        plan.candidates.push_back(from_walk(
+            annotate(f.variants[index], device, g.x, g.y, g.z, oracle), step, suggested, limit));
       }
       limit = threads - 1;
     }

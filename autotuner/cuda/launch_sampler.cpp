@@ -95,6 +95,14 @@ void LaunchSampler::fail_batch(cudaError_t err, SampleBatch& batch) {
   batch.error = describe(err);
 }
 
+std::optional<SampleBatch> LaunchSampler::refused_batch() const {
+  if (!lost) return std::nullopt;
+  SampleBatch batch;
+  batch.outcome = Outcome::kCrashed;
+  batch.error = kNotRun;
+  return batch;
+}
+
 SampleBatch LaunchSampler::candidate_samples(const std::string& key, const Launch& launch,
                                              int count) {
   SampleBatch batch;

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ class LaunchSampler {
 
   // True after a sticky error (illegal address, trap): this process's context is unusable.
   bool lost = false;
+  // Why a candidate after that is not run (its check's error, or its batch's).
+  static constexpr const char* kNotRun =
+      "not run: an earlier candidate left the CUDA context unusable";
+  // A `crashed` batch saying so when the context is lost; nullopt while it is usable.
+  std::optional<SampleBatch> refused_batch() const;
 
  private:
   void flush_l2();

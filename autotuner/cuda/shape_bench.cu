@@ -273,7 +273,7 @@ Measurement ShapeBench::check(const Candidate& candidate) {
   m.flops = s.shape.flops();
   if (s.sampler->lost) {
     m.outcome = Outcome::kCrashed;
-    m.error = "not run: an earlier candidate left the CUDA context unusable";
+    m.error = LaunchSampler::kNotRun;
     return m;
   }
   if (!candidate.rejection.empty()) {
@@ -323,12 +323,8 @@ Measurement ShapeBench::check(const Candidate& candidate) {
 
 SampleBatch ShapeBench::samples(const Candidate& candidate, int count) {
   auto& s = *impl_;
+  if (auto refused = s.sampler->refused_batch()) return *refused;
   SampleBatch batch;
-  if (s.sampler->lost) {
-    batch.outcome = Outcome::kCrashed;
-    batch.error = "not run: an earlier candidate left the CUDA context unusable";
-    return batch;
-  }
   kernels::GemmArgs args;
   if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
     batch.outcome = Outcome::kExceedsLimits;

@@ -152,7 +152,7 @@ Measurement UserBench::check(const Candidate& candidate) {
   m.flops = s.flops;
   if (s.sampler->lost) {
     m.outcome = Outcome::kCrashed;
-    m.error = "not run: an earlier candidate left the CUDA context unusable";
+    m.error = LaunchSampler::kNotRun;
     return m;
   }
   if (!candidate.rejection.empty()) {
@@ -215,12 +215,8 @@ Measurement UserBench::check(const Candidate& candidate) {
 
 SampleBatch UserBench::samples(const Candidate& candidate, int count) {
   auto& s = *impl_;
+  if (auto refused = s.sampler->refused_batch()) return *refused;
   SampleBatch batch;
-  if (s.sampler->lost) {
-    batch.outcome = Outcome::kCrashed;
-    batch.error = "not run: an earlier candidate left the CUDA context unusable";
-    return batch;
-  }
   const void* function = nullptr;
   if (auto err = s.prepare(candidate, function); err != cudaSuccess) {
     batch.outcome = classify_launch_error(err);
