@@ -70,10 +70,10 @@ Resolved resolve(const UserFamily& f, const DeviceInfo& device, const Dims& prob
   if (const auto answer = cached_answer(f, device, shape)) {
     r.variant = parse_variant_name(f, answer->config.variant);
     r.choice.measured = answer->measured();
-    r.choice.how = fmt::format("{}{}", to_string(answer->answered_by),
-                               answer->measured()
-                                   ? " (measured on " + answer->measurement->device_uuid + ")"
-                                   : std::string(" (not measured)"));
+    r.choice.how =
+        fmt::format("{}{}", to_string(answer->answered_by),
+                    answer->measured() ? " (measured on " + answer->measurement->device_uuid + ")"
+                                       : std::string(" (not measured)"));
   } else {
     // Nothing stored: the textbook answer of the occupancy API on this device.
     cuda::RuntimeOccupancy oracle(device);

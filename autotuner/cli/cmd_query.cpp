@@ -9,13 +9,13 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
-#include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/user_problem.hpp"
-#include "autotuner/core/user_family.hpp"
 #include "autotuner/core/device_selector.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
@@ -168,9 +168,9 @@ int run_query(const QueryOptions& o) {
   } else {
     device = cuda::select_device(selector);
   }
-  const auto key = db::CacheKey::make(device, kernel,
-                                      family_build_id(kernel, kernels::kernel_build_id()), shape,
-                                      "f32", layout_name(layout));
+  const auto key =
+      db::CacheKey::make(device, kernel, family_build_id(kernel, kernels::kernel_build_id()), shape,
+                         "f32", layout_name(layout));
   const std::string layout_flag =
       layout == Layout::kNN ? "" : std::string(" --layout ") + layout_name(layout);
   db::LookupOptions options;
@@ -187,16 +187,16 @@ int run_query(const QueryOptions& o) {
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
-         fmt::format("no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
-                     "build {}; run `occtune tune {}{}{}` first{}{}",
-                     kernel_label, o.problem.empty() ? shape.str() : o.problem, key.layout,
-                     device.uuid, device.name, key.build_id,
-                     o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
-                     o.problem.empty() ? "--shape " + shape.str() : "--problem " + o.problem,
-                     layout_flag,
-                     o.fallback ? "" : ", or pass --fallback to accept the same model, "
-                                       "architecture, nearest shape or the occupancy heuristic",
-                     why));
+         fmt::format(
+             "no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
+             "build {}; run `occtune tune {}{}{}` first{}{}",
+             kernel_label, o.problem.empty() ? shape.str() : o.problem, key.layout, device.uuid,
+             device.name, key.build_id, o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
+             o.problem.empty() ? "--shape " + shape.str() : "--problem " + o.problem, layout_flag,
+             o.fallback ? ""
+                        : ", or pass --fallback to accept the same model, "
+                          "architecture, nearest shape or the occupancy heuristic",
+             why));
   }
   if (format == Format::kCsv) {
     print_query_csv(out, result, o.kernel, shape);

@@ -85,12 +85,13 @@ void print_summary(std::ostream& out, const std::vector<ShapeResult>& results) {
                b.m ? b.m->candidate.variant->label() : "-", ms > 0 ? output::fixed(ms, 4) : "-",
                ms > 0 && b.m->flops > 0 ? fmt::format("{:.1f}", b.m->flops / (ms * 1e9)) : "-",
                ms > 0 && ref > 0 ? fmt::format("{:.3f}x", ref / ms) : "-",
-               textbook ? textbook->candidate.variant->label() + fmt::format(" ({} thr, {})",
-                                                                   textbook->candidate.threads,
-                                                                   output::percent(textbook->candidate.occupancy))
+               textbook ? textbook->candidate.variant->label() +
+                              fmt::format(" ({} thr, {})", textbook->candidate.threads,
+                                          output::percent(textbook->candidate.occupancy))
                         : "not tuned",
                textbook_timed ? output::fixed(textbook->timing.summary.median, 4)
-                              : textbook ? std::string(to_string(textbook->outcome)) : "-",
+               : textbook     ? std::string(to_string(textbook->outcome))
+                              : "-",
                textbook_timed && ms > 0
                    ? fmt::format("{:.2f}x", textbook->timing.summary.median / ms)
                    : "-",
@@ -146,8 +147,7 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
            timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
            timed && m.flops > 0 ? fmt::format("{:.0f}", m.gflops()) : "-",
            timed && ref > 0 ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-",
-           output::sci(m.rel_error),
-           std::string(to_string(m.outcome)), search_cell(m), mark});
+           output::sci(m.rel_error), std::string(to_string(m.outcome)), search_cell(m), mark});
     }
   }
   const auto& rs = r.cublas.summary;
@@ -155,8 +155,8 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
     t.add_row({"cublas", "sgemm fp32", "-", "-", "-", "-", "-", "-", output::fixed(ref, 4),
                fmt::format("{:.4f}-{:.4f}", rs.q1, rs.q3), std::to_string(rs.count),
                fmt::format("{:.1f}%", r.cublas.noise * 100),
-               fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x",
-               "0", "reference", std::string(to_string(r.cublas.stop)), ""});
+               fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x", "0",
+               "reference", std::string(to_string(r.cublas.stop)), ""});
   }
   t.print(out, wide);
   for (auto& k : r.kernels)

@@ -34,19 +34,17 @@ std::vector<std::string> user_problem_shapes(std::vector<std::string>& kernels,
     return shapes;
   }
   if (!shapes.empty())
-    fail(ExitCode::kUsage, "--problem (user kernel families) and --shape (GEMM) were both given; "
-                           "give --problem with --kernel NAME of a user family, or --shape alone");
+    fail(ExitCode::kUsage,
+         "--problem (user kernel families) and --shape (GEMM) were both given; "
+         "give --problem with --kernel NAME of a user family, or --shape alone");
   if (!first) {
     const auto all = user_families();
+    std::string names;
+    for (const UserFamily* f : all) names += (names.empty() ? "" : ", ") + f->def.name;
     if (!kernels.empty() || all.size() != 1)
       fail(ExitCode::kUsage,
-           fmt::format("--problem needs --kernel naming a user kernel family{}",
-                       all.empty() ? " (this program registers none)"
-                                   : fmt::format(" (registered: {})", [&] {
-                                       std::string names;
-                                       for (auto* f : all) names += (names.empty() ? "" : ", ") + f->def.name;
-                                       return names;
-                                     }())));
+           fmt::format("--problem needs --kernel naming a user kernel family ({})",
+                       all.empty() ? "this program registers none" : "registered: " + names));
     first = all.front();
     kernels = {first->def.name};
   }

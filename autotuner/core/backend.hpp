@@ -61,8 +61,10 @@ class MeasurementBackend {
 
 inline void MeasurementBackend::open_user_problem(const std::string& family, Shape,
                                                   const TimingPolicy&) {
-  fail(ExitCode::kRuntime, "internal: " + description() + " cannot measure the user kernel "
-                           "family '" + family + "'");
+  fail(ExitCode::kRuntime, "internal: " + description() +
+                               " cannot measure the user kernel "
+                               "family '" +
+                               family + "'");
 }
 
 }  // namespace occtune

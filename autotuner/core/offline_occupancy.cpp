@@ -189,16 +189,16 @@ int OfflineOccupancy::max_potential_block_size(const std::string& symbol, SmemFo
   if (!found.exact_arch) used_nearest_arch_ = true;
   const auto res = *found.resources;
   const int func_max_threads = INT_MAX;  // no __launch_bounds__ known offline
-  return potential_block_size_walk(
-      device_, func_max_threads, block_size_limit, smem, [&](int block, std::size_t dynamic) {
-        return compute(device_, res.registers, res.static_smem, func_max_threads, res.barriers,
-                       block, dynamic)
-            .active_blocks_per_sm;
-      });
+  return potential_block_size_walk(device_, func_max_threads, block_size_limit, smem,
+                                   [&](int block, std::size_t dynamic) {
+                                     return compute(device_, res.registers, res.static_smem,
+                                                    func_max_threads, res.barriers, block, dynamic)
+                                         .active_blocks_per_sm;
+                                   });
 }
 
-int potential_block_size_walk(const DeviceInfo& device, int func_max_threads,
-                              int block_size_limit, const SmemForThreads& smem,
+int potential_block_size_walk(const DeviceInfo& device, int func_max_threads, int block_size_limit,
+                              const SmemForThreads& smem,
                               const std::function<int(int block, std::size_t smem)>& active) {
   // A transcription of the runtime's cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags
   // (cuda_runtime.h), with `active` in place of cudaOccupancyMaxActiveBlocksPerMultiprocessor.

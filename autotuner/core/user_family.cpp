@@ -27,11 +27,12 @@ std::deque<UserFamily>& registered() {
 std::mutex resolved_mutex;
 
 bool is_identifier(std::string_view s) {
-  if (s.empty() || s.size() > 64 || !(std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+  if (s.empty() || s.size() > 64 ||
+      !(std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_'))
     return false;
   for (char c : s)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '_'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
       return false;
   return true;
 }
@@ -66,17 +67,23 @@ void validate(const KernelFamily& f) {
         bad(n, fmt::format("dimension '{}' is named twice; name each dimension once", f.dims[i]));
   }
   if (!f.reference)
-    bad(n, "no reference; set KernelFamily::reference to a host function that computes the "
-           "expected outputs (a result that is never checked could win while wrong)");
-  if (!f.smem) bad(n, "no smem function; set KernelFamily::smem (bytes of dynamic shared memory "
-                      "for a block; return 0 when the kernel uses none)");
+    bad(n,
+        "no reference; set KernelFamily::reference to a host function that computes the "
+        "expected outputs (a result that is never checked could win while wrong)");
+  if (!f.smem)
+    bad(n,
+        "no smem function; set KernelFamily::smem (bytes of dynamic shared memory "
+        "for a block; return 0 when the kernel uses none)");
   if (!f.grid) bad(n, "no grid function; set KernelFamily::grid (blocks for a problem)");
   if (!f.buffers) bad(n, "no buffers function; set KernelFamily::buffers (inputs and outputs)");
-  if (!f.launch) bad(n, "no launch function; set KernelFamily::launch (occtune::launch_kernel "
-                        "from occtune/launch.cuh launches the configuration's function)");
+  if (!f.launch)
+    bad(n,
+        "no launch function; set KernelFamily::launch (occtune::launch_kernel "
+        "from occtune/launch.cuh launches the configuration's function)");
   if (!f.cuda.attributes || !f.cuda.max_active_blocks || !f.cuda.set_max_dynamic_smem)
-    bad(n, "no CUDA hooks; set KernelFamily::cuda = occtune::cuda_hooks() in the .cu file that "
-           "registers the family (#include <occtune/launch.cuh>)");
+    bad(n,
+        "no CUDA hooks; set KernelFamily::cuda = occtune::cuda_hooks() in the .cu file that "
+        "registers the family (#include <occtune/launch.cuh>)");
   if (!(f.compare.tolerance > 0) || !std::isfinite(f.compare.tolerance))
     bad(n, fmt::format("comparison tolerance {} must be a positive number (e.g. 1e-5)",
                        f.compare.tolerance));
@@ -130,7 +137,7 @@ void extend_registry(std::vector<kernels::FamilyInfo>& families,
     kernels::FamilyInfo info;
     info.name = uf.def.name;
     info.description = uf.def.description.empty() ? "user kernel family, version " + uf.def.version
-                                                   : uf.def.description;
+                                                  : uf.def.description;
     families.push_back(std::move(info));
     variants.insert(variants.end(), uf.variants.begin(), uf.variants.end());
   }
@@ -234,8 +241,9 @@ void register_user_family(KernelFamily family) {
   std::lock_guard lock(families_mutex);
   for (const UserFamily& other : registered())
     if (other.def.name == uf.def.name)
-      bad(uf.def.name, "registered twice; give each family its own name (a new version of a "
-                       "kernel keeps its name and changes its version)");
+      bad(uf.def.name,
+          "registered twice; give each family its own name (a new version of a "
+          "kernel keeps its name and changes its version)");
   // Throws once the registry is built, before the family is kept.
   kernels::set_registry_extension(&extend_registry);
   registered().push_back(std::move(uf));
@@ -289,15 +297,17 @@ Dims parse_problem(const UserFamily& family, std::string_view text) {
     std::size_t i = 0;
     while (i < names.size() && names[i] != name) ++i;
     if (i == names.size())
-      return wrong(fmt::format("'{}' is not one of its dimensions ({})", name,
-                               fmt::join(names, ", ")));
+      return wrong(
+          fmt::format("'{}' is not one of its dimensions ({})", name, fmt::join(names, ", ")));
     if (values[i]) return wrong(fmt::format("'{}' is given twice", name));
     std::int64_t v = 0;
-    const bool decimal = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    const bool decimal =
+        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (!decimal || ec != std::errc() || ptr != digits.data() + digits.size() || v < 1 ||
         v > kMaxShapeSide)
-      return wrong(fmt::format("{} = '{}' is not an integer in 1..{}", name, digits, kMaxShapeSide));
+      return wrong(
+          fmt::format("{} = '{}' is not an integer in 1..{}", name, digits, kMaxShapeSide));
     values[i] = v;
   }
   Dims d;
@@ -313,8 +323,8 @@ Shape to_shape(const UserFamily& family, const Dims& problem) {
   for (std::size_t i = 0; i < family.def.dims.size(); ++i) {
     const std::int64_t v = problem[family.def.dims[i]];
     if (v < 1 || v > kMaxShapeSide)
-      bad(family.def.name, fmt::format("dimension {} = {} is outside 1..{}", family.def.dims[i], v,
-                                       kMaxShapeSide));
+      bad(family.def.name,
+          fmt::format("dimension {} = {} is outside 1..{}", family.def.dims[i], v, kMaxShapeSide));
     sides[i] = v;
   }
   return Shape{sides[0], sides[1], sides[2]};
@@ -388,8 +398,8 @@ std::optional<DeclaredResources> user_resources(std::string_view symbol) {
 }
 
 Grid user_grid(const UserFamily& family, const UserVariant& variant, const Dims& problem) {
-  const Grid g = family.def.grid(problem, family.def.configs[std::size_t(variant.config)],
-                                 variant.block);
+  const Grid g =
+      family.def.grid(problem, family.def.configs[std::size_t(variant.config)], variant.block);
   constexpr std::int64_t kMaxGridX = 2147483647, kMaxGridYZ = 65535;
   if (g.x < 1 || g.y < 1 || g.z < 1 || g.x > kMaxGridX || g.y > kMaxGridYZ || g.z > kMaxGridYZ)
     bad(family.def.name,

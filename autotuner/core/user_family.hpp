@@ -27,9 +27,9 @@ struct UserVariant {
 
 struct UserFamily {
   KernelFamily def;
-  std::vector<std::string> config_symbols;  // "reduce<ept=4>", one per configuration
+  std::vector<std::string> config_symbols;     // "reduce<ept=4>", one per configuration
   std::vector<kernels::VariantInfo> variants;  // configuration x admissible block
-  std::vector<UserVariant> variant_of;          // parallel to variants
+  std::vector<UserVariant> variant_of;         // parallel to variants
 
   // The blocks the rule admits between min_threads and max_threads, smallest first.
   std::vector<Block> blocks() const;

@@ -51,17 +51,19 @@ Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape probl
     for (int step = 1; limit >= 1; ++step) {
       const int suggested = oracle.max_potential_block_size(symbol, smem, limit);
       if (suggested <= 0) {
-        plan.notes.push_back(fmt::format("{}: the occupancy API found no runnable block size "
-                                         "<= {}",
-                                         symbol, limit));
+        plan.notes.push_back(
+            fmt::format("{}: the occupancy API found no runnable block size "
+                        "<= {}",
+                        symbol, limit));
         break;
       }
       const int threads = square ? snap_to_power_of_four(suggested)
                                  : 1 << (31 - __builtin_clz(unsigned(suggested)));
       if (threads < f.def.min_threads) {
-        plan.notes.push_back(fmt::format("{}: stopped below min_threads {} (next answer: {} "
-                                         "threads -> {})",
-                                         symbol, f.def.min_threads, suggested, threads));
+        plan.notes.push_back(
+            fmt::format("{}: stopped below min_threads {} (next answer: {} "
+                        "threads -> {})",
+                        symbol, f.def.min_threads, suggested, threads));
         break;
       }
       const Block block = f.block_for_threads(threads);
@@ -77,8 +79,8 @@ Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape probl
     }
   }
   if (plan.candidates.empty())
-    plan.notes.push_back(fmt::format("{}: no configuration has a runnable block on {}",
-                                     f.def.name, device.name));
+    plan.notes.push_back(
+        fmt::format("{}: no configuration has a runnable block on {}", f.def.name, device.name));
   return plan;
 }
 

@@ -37,8 +37,8 @@ struct UserBench::Impl {
   TimingPolicy policy;
   std::unique_ptr<LaunchSampler> sampler;
   std::vector<Buffer> specs;
-  std::vector<float*> buffers;                 // device, in declared order
-  std::vector<std::vector<float>> expected;    // host reference, per buffer (outputs only)
+  std::vector<float*> buffers;               // device, in declared order
+  std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
   double flops = 0;
 
   ~Impl() {
@@ -47,8 +47,8 @@ struct UserBench::Impl {
   }
 
   [[noreturn]] void bad(const std::string& what) const {
-    fail(ExitCode::kUsage, fmt::format("kernel family '{}' at {}: {}", family->def.name,
-                                       problem.str(), what));
+    fail(ExitCode::kUsage,
+         fmt::format("kernel family '{}' at {}: {}", family->def.name, problem.str(), what));
   }
 
   LaunchArgs args_for(const Candidate& c, const void* function) const {
@@ -98,18 +98,19 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     bytes += std::uint64_t(b.count) * sizeof(float);
   }
   if (!any_output)
-    s.bad("no buffer is an output, so nothing can be checked; mark the results "
-          "Buffer::Role::kOutput");
+    s.bad(
+        "no buffer is an output, so nothing can be checked; mark the results "
+        "Buffer::Role::kOutput");
   if (family.def.flops) s.flops = family.def.flops(s.problem);
 
   OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
   size_t free_bytes = 0, total_bytes = 0;
   OCCTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes > free_bytes)
-    s.bad(fmt::format("its buffers and a 2x L2 flush buffer need {:.2f} GiB but {} has {:.2f} GiB "
-                      "free; choose a smaller problem",
-                      double(bytes) / (1ull << 30), device.uuid,
-                      double(free_bytes) / (1ull << 30)));
+    s.bad(
+        fmt::format("its buffers and a 2x L2 flush buffer need {:.2f} GiB but {} has {:.2f} GiB "
+                    "free; choose a smaller problem",
+                    double(bytes) / (1ull << 30), device.uuid, double(free_bytes) / (1ull << 30)));
   s.sampler = std::make_unique<LaunchSampler>(device, policy);
   std::vector<std::vector<float>> host(s.specs.size());
   for (std::size_t i = 0; i < s.specs.size(); ++i) {
@@ -134,9 +135,10 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
   for (std::size_t i = 0; i < s.specs.size(); ++i) {
     if (s.specs[i].role != Buffer::Role::kOutput) continue;
     if (host[i].size() != s.specs[i].count)
-      s.bad(fmt::format("the reference resized buffer '{}' to {} elements (declared {}); write "
-                        "the outputs in place",
-                        s.specs[i].name, host[i].size(), s.specs[i].count));
+      s.bad(
+          fmt::format("the reference resized buffer '{}' to {} elements (declared {}); write "
+                      "the outputs in place",
+                      s.specs[i].name, host[i].size(), s.specs[i].count));
     s.expected[i] = std::move(host[i]);
   }
 }
@@ -171,8 +173,8 @@ Measurement UserBench::check(const Candidate& candidate) {
   const cudaStream_t stream = s.sampler->stream();
   for (std::size_t i = 0; err == cudaSuccess && i < s.specs.size(); ++i)
     if (s.specs[i].role == Buffer::Role::kOutput)
-      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.buffers[i], 0xff, s.specs[i].count * sizeof(float),
-                                         stream));
+      OCCTUNE_CUDA_CHECK(
+          cudaMemsetAsync(s.buffers[i], 0xff, s.specs[i].count * sizeof(float), stream));
   if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(s.args_for(candidate, function)));
   if (err != cudaSuccess) {
     m.outcome = classify_launch_error(err);
@@ -192,8 +194,8 @@ Measurement UserBench::check(const Candidate& candidate) {
   for (std::size_t i = 0; i < s.specs.size(); ++i) {
     if (s.specs[i].role != Buffer::Role::kOutput) continue;
     out.resize(s.specs[i].count);
-    OCCTUNE_CUDA_CHECK(cudaMemcpy(out.data(), s.buffers[i], out.size() * sizeof(float),
-                                  cudaMemcpyDeviceToHost));
+    OCCTUNE_CUDA_CHECK(
+        cudaMemcpy(out.data(), s.buffers[i], out.size() * sizeof(float), cudaMemcpyDeviceToHost));
     const double e = compare_outputs(out, s.expected[i], s.family->def.compare.norm);
     if (std::isnan(e) || e > worst || where.empty()) {
       worst = e;

@@ -56,8 +56,7 @@ class Server {
             decoding("open_shape", [&] { return request.at("family").get<std::string>(); }),
             decode_shape(request.at("shape")), decode_policy(request.at("policy")));
       else
-        backend_->open_shape(decode_shape(request.at("shape")),
-                             decode_layout(request.at("layout")),
+        backend_->open_shape(decode_shape(request.at("shape")), decode_layout(request.at("layout")),
                              decode_policy(request.at("policy")));
       return {{{"ok", true}}};
     }

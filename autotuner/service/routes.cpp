@@ -102,9 +102,8 @@ Answer best_answer(db::Store& store, const BestRequest& r) {
   auto records = store.device_records(uuid);
   if (records.empty()) return problem_answer(unknown_device(uuid));
   const DeviceInfo& device = records.front();
-  const auto key =
-      db::CacheKey::make(device, kernel, family_build_id(kernel, kernels::kernel_build_id()),
-                         shape, dtype, layout);
+  const auto key = db::CacheKey::make(
+      device, kernel, family_build_id(kernel, kernels::kernel_build_id()), shape, dtype, layout);
   db::LookupOptions options;
   options.fallback = fallback;
   options.device = &device;

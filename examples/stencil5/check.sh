@@ -22,6 +22,10 @@ expect 2 "--problem" "$tuner" plan --profile h100 --kernel stencil5
 
 "$tuner" devices >/dev/null 2>&1 || { echo "stencil5 check: no GPU; tuning skipped"; exit 77; }
 rm -f "$db" "$db-wal" "$db-shm"
+# Before any tuning (no store): the occupancy API's answer on this GPU, at a ragged problem.
+OCCTUNE_DB=$db OCCTUNE_TUNE=off "$app" 1000 777 >"$db.app" || { cat "$db.app"; fail "untuned launch"; }
+cat "$db.app"
+grep -q "heuristic on this device" "$db.app" || fail "the untuned launch was not the heuristic"
 "$tuner" tune --kernel stencil5 --problem nx=8192,ny=8192 --db "$db" --wide \
   || fail "tune failed"
 "$tuner" query --kernel stencil5 --problem nx=8192,ny=8192 --db "$db" --device 0 \

@@ -110,8 +110,8 @@ struct Comparison {
 };
 
 struct KernelFamily {
-  std::string name;         // [a-z0-9_], unique among every family (built-in ones included)
-  std::string version;      // part of the cache key: change it when the kernel changes
+  std::string name;     // [a-z0-9_], unique among every family (built-in ones included)
+  std::string version;  // part of the cache key: change it when the kernel changes
   std::string description;
   std::vector<std::string> dims;  // the problem's dimensions, 1 to 3 names, e.g. {"nx", "ny"}
   std::vector<KernelConfig> configs;

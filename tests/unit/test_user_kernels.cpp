@@ -218,9 +218,9 @@ TEST(UserKernelProblem, ConfigurationNamesParseOrSayHow) {
   EXPECT_EQ(v.config, 1);
   EXPECT_EQ(v.block.x, 16);
   EXPECT_EQ(v.block.y, 16);
-  for (const std::string text : {"ustencil<rows=2>", "ustencil<rows=2>/16", "ustencil<rows=2>/16xy",
-                                 "stencil<rows=2>/16x16", "ustencil<rows=3>/16x16",
-                                 "ustencil<rows=2>/16x8", ""}) {
+  for (const std::string text :
+       {"ustencil<rows=2>", "ustencil<rows=2>/16", "ustencil<rows=2>/16xy", "stencil<rows=2>/16x16",
+        "ustencil<rows=3>/16x16", "ustencil<rows=2>/16x8", ""}) {
     try {
       parse_variant_name(f, text);
       ADD_FAILURE() << text << " was accepted";
@@ -235,8 +235,8 @@ TEST(UserKernelProblem, ConfigurationNamesParseOrSayHow) {
 TEST(UserKernelPlan, OfflineAgainstAProfileWalksTheTextbookMethodPerConfiguration) {
   const DeviceInfo h100 = load_device_profile("h100");
   OfflineOccupancy oracle(h100);
-  const Plan plan = plan_family(*kernels::find_family("ustencil"), h100, Shape{4096, 4096, 1},
-                                oracle);
+  const Plan plan =
+      plan_family(*kernels::find_family("ustencil"), h100, Shape{4096, 4096, 1}, oracle);
   ASSERT_FALSE(plan.candidates.empty());
   // Per configuration the walk starts at the textbook answer and lowers the limit: powers of
   // four, descending, never below min_threads (16).
@@ -265,13 +265,12 @@ TEST(UserKernelPlan, OfflineAgainstAProfileWalksTheTextbookMethodPerConfiguratio
     EXPECT_EQ(c.grid_y, (4096 + rows - 1) / rows);
     EXPECT_EQ(c.dynamic_smem, std::size_t(c.variant->block_x + 2) * std::size_t(rows + 2) * 4);
     EXPECT_GT(c.active_blocks_per_sm, 0);
-    EXPECT_EQ(c.active_blocks_per_sm,
-              oracle.active_blocks(c.variant->symbol, c.threads, c.dynamic_smem)
-                  .active_blocks_per_sm);
+    EXPECT_EQ(
+        c.active_blocks_per_sm,
+        oracle.active_blocks(c.variant->symbol, c.threads, c.dynamic_smem).active_blocks_per_sm);
     EXPECT_GT(c.occupancy, 0);
     EXPECT_FALSE(c.limiter.empty());
-    EXPECT_NEAR(c.waves, double(c.grid_blocks()) / (c.active_blocks_per_sm * h100.sm_count),
-                1e-12);
+    EXPECT_NEAR(c.waves, double(c.grid_blocks()) / (c.active_blocks_per_sm * h100.sm_count), 1e-12);
     EXPECT_TRUE(c.rejection.empty()) << c.rejection;
   }
   EXPECT_EQ(config_starts, 2);
@@ -353,10 +352,10 @@ TEST(UserKernelCheck, OutputsAreComparedByTheFamilysNormAndNaNFails) {
               1.0 / std::sqrt(30.0), 1e-12);
   EXPECT_EQ(cuda::compare_outputs({1, 2.5f, 3, 4}, ref, Comparison::Norm::kMaxAbsolute), 0.5);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref,
-                                               Comparison::Norm::kRelativeFrobenius)));
-  EXPECT_TRUE(std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref,
-                                               Comparison::Norm::kMaxAbsolute)));
+  EXPECT_TRUE(
+      std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref, Comparison::Norm::kRelativeFrobenius)));
+  EXPECT_TRUE(
+      std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref, Comparison::Norm::kMaxAbsolute)));
 }
 
 }  // namespace
