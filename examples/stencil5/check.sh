@@ -30,6 +30,8 @@ grep -q "heuristic on this device" "$db.app" || fail "the untuned launch was not
   || fail "tune failed"
 "$tuner" query --kernel stencil5 --problem nx=8192,ny=8192 --db "$db" --device 0 \
   || fail "query found no entry"
+# The regression gate against what was just tuned: same GPU, same kernel, so no regression.
+"$tuner" check --kernel stencil5 --problem nx=8192,ny=8192 --db "$db" || fail "check failed"
 OCCTUNE_DB=$db "$app" 8192 8192 >"$db.app" || { cat "$db.app"; fail "the application failed"; }
 cat "$db.app"
 grep -q "exact (measured on" "$db.app" || fail "the application did not launch the measured winner"
