@@ -5,6 +5,5 @@
 #include "reduction.cuh"
 
 int main(int argc, char** argv) {
-  occtune::register_family(reduction::family());
-  return occtune::main(argc, argv);
+  return occtune::main(argc, argv, [] { occtune::register_family(reduction::family()); });
 }

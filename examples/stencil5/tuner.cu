@@ -6,6 +6,5 @@
 #include "stencil5.cuh"
 
 int main(int argc, char** argv) {
-  occtune::register_family(stencil5::family());
-  return occtune::main(argc, argv);
+  return occtune::main(argc, argv, [] { occtune::register_family(stencil5::family()); });
 }

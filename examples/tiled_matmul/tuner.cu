@@ -5,6 +5,5 @@
 #include "tiled_matmul.cuh"
 
 int main(int argc, char** argv) {
-  occtune::register_family(tiled_matmul::family());
-  return occtune::main(argc, argv);
+  return occtune::main(argc, argv, [] { occtune::register_family(tiled_matmul::family()); });
 }

@@ -2,11 +2,17 @@
 # User kernels on a GPU (issue #13): a harness whose family has a correct configuration, a wrong
 # one, one that faults and one that hangs (tests/support/user_faults.cu). The tune must record
 # wrong_result, crashed and timeout, keep going, and store the correct one as the winner; after
-# the family's version changes, the entry is a miss (exit 3) that names the other build.
+# the family's version changes, the entry is a miss (exit 3) that names the other build. First,
+# without a GPU too: a registration without a reference is exit 2 from the harness.
 # Usage: user_faults.sh HARNESS WORKDIR. Exit 77 (skipped) without a GPU.
 set -u
 harness=$1 work=$2
 fail() { echo "user_faults: $*" >&2; exit 1; }
+# A bad registration is bad input for the harness's CLI: exit 2 naming the family and the fix.
+UFAULTS_NO_REFERENCE=1 "$harness" plan --profile h100 --problem n=1024 2>"$work.err"
+code=$?
+[ $code = 2 ] && grep -q "kernel family 'ufaults': no reference; set KernelFamily::reference" \
+  "$work.err" || { cat "$work.err"; fail "a registration without a reference exited $code"; }
 "$harness" devices >/dev/null 2>&1 || { echo "user_faults: no GPU; skipped"; exit 77; }
 mkdir -p "$work" && db=$work/ufaults.db && rm -f "$db" "$db-wal" "$db-shm"
 "$harness" tune --kernel ufaults --problem n=1048576 --db "$db" --candidate-timeout 2 \

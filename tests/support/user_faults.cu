@@ -1,11 +1,13 @@
 // A tuning harness with planted faults for the user-kernel GPU test (tests/gpu/user_faults.sh):
 // one family "ufaults" whose configurations copy their input correctly (mode 0), write a wrong
 // result (1), write through a bad address (2) or never finish (3). Its version is
-// $UFAULTS_VERSION (default 1), so the test can change it between tune and query.
+// $UFAULTS_VERSION (default 1), so the test can change it between tune and query; with
+// $UFAULTS_NO_REFERENCE set it registers without a reference (refused: exit 2).
 #include <occtune/launch.cuh>
 #include <occtune/main.hpp>
 
 #include <cstdlib>
+#include <utility>
 
 namespace {
 
@@ -55,6 +57,9 @@ occtune::KernelFamily family() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  occtune::register_family(family());
-  return occtune::main(argc, argv);
+  return occtune::main(argc, argv, [] {
+    occtune::KernelFamily f = family();
+    if (std::getenv("UFAULTS_NO_REFERENCE")) f.reference = nullptr;  // a bad registration
+    occtune::register_family(std::move(f));
+  });
 }
