@@ -11,7 +11,7 @@ install(TARGETS occtune_static EXPORT occtuneStaticTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Every header of include/occtune/, whatever is added there later.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/occtune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh" PATTERN "*.h")
 
 # The CLI finds libocctune.so in ../lib; the library finds the carried shared objects (libcpp-
 # httplib and what it needs, which many machines lack) in lib/occtune/ through its own RPATH,

@@ -24,6 +24,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "db/codec.hpp"
 #include "db/exchange.hpp"
 #include "kernels/kernel_manifest.hpp"
@@ -528,7 +529,8 @@ void check_run(const json& value, const std::string& path, const std::string& or
   const json& measurements = f.array("measurements", limits.max_measurements);
   for (std::size_t i = 0; i < measurements.size(); ++i)
     check_measurement(measurements[i], fmt::format("{}.measurements[{}]", path, i), origin, limits,
-                      kernel, tolerance, build_id == kernels::kernel_build_id());
+                      kernel, tolerance,
+                      build_id == family_build_id(kernel, kernels::kernel_build_id()));
 }
 
 // Strings anywhere (fields of later schemas included) are bounded.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/launch.cuh"
+#include "kernels/registry_extension.hpp"
 #include "kernels/registry_internal.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/tiled.cuh"
@@ -78,6 +79,11 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry built;
     register_all(built);
+    // User kernel families (occtune/kernel.hpp): metadata only; their functions and launches
+    // belong to the user's family, never to launch_variant.
+    std::vector<VariantInfo> extra;
+    apply_registry_extension(built.families, extra);
+    for (auto& v : extra) built.entries.push_back({std::move(v), nullptr, nullptr});
     for (auto& e : built.entries) built.infos.push_back(e.info);
     return built;
   }();
@@ -173,7 +179,7 @@ const Entry* entry_of(const VariantInfo& v) {
 
 cudaError_t prepare_variant(const VariantInfo& v) {
   const Entry* e = entry_of(v);
-  if (!e) return cudaErrorInvalidDeviceFunction;
+  if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
   if (v.dynamic_smem <= 48 * 1024) return cudaSuccess;
   return cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               int(v.dynamic_smem));
@@ -181,14 +187,14 @@ cudaError_t prepare_variant(const VariantInfo& v) {
 
 cudaError_t launch_prepared(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
   const Entry* e = entry_of(v);
-  if (!e) return cudaErrorInvalidDeviceFunction;
+  if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
   return e->launch(args, grid_for(v, args.m, args.n), dim3(unsigned(v.block_x), unsigned(v.block_y)),
                    v.dynamic_smem, stream);
 }
 
 cudaError_t launch_variant(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
   auto* e = find_entry(v.symbol);
-  if (!e) return cudaErrorInvalidDeviceFunction;
+  if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
   if (v.dynamic_smem > 48 * 1024) {
     auto err = cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(v.dynamic_smem));

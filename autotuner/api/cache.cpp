@@ -19,6 +19,7 @@
 #include "autotuner/api/conversions.hpp"
 #include "autotuner/core/layout.hpp"
 #include "autotuner/core/shape.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "db/store_path.hpp"
@@ -127,7 +128,7 @@ struct Cache::Impl {
       devices.emplace(uuid, *device);
     }
     const auto key =
-        db::CacheKey::make(*device, p.family, std::string(kernels::kernel_build_id()),
+        db::CacheKey::make(*device, p.family, family_build_id(p.family, kernels::kernel_build_id()),
                            Shape{p.m, p.n, p.k}, p.dtype, layout_name(*parse_layout(p.layout)));
     db::LookupOptions options;
     options.fallback = fallback;

@@ -1,11 +1,19 @@
 // Conversions of autotuner/api/conversions.hpp.
 #include "autotuner/api/conversions.hpp"
 
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
+#include "db/store_path.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
+#include <string_view>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "kernels/registry.hpp"
 
 namespace occtune::api {
@@ -37,6 +45,13 @@ void set_launch(LaunchConfig& c, const kernels::VariantInfo& v, Shape asked) {
   c.grid_x = (asked.n + v.tile_n - 1) / v.tile_n;
   c.grid_y = (asked.m + v.tile_m - 1) / v.tile_m;
   c.grid_z = v.grid_z;
+  if (const auto uv = user_variant(v)) {  // a user family computes its own grid
+    const UserFamily& f = *find_user_family(v.family);
+    const Grid g = user_grid(f, *uv, to_dims(f, asked));
+    c.grid_x = g.x;
+    c.grid_y = g.y;
+    c.grid_z = g.z;
+  }
   c.dynamic_smem = v.dynamic_smem;
   c.params.clear();
   for (const auto& p : v.params) c.params.push_back({p.name, p.value});
@@ -50,6 +65,19 @@ TimingSummary to_summary(const Summary& s) {
 
 DeviceIdentity to_identity(const DeviceInfo& d) {
   return {d.uuid, d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version, d.runtime_version};
+}
+
+const Cache* process_cache() {
+  static std::mutex mutex;
+  static std::optional<Cache> cache;
+  std::lock_guard lock(mutex);
+  if (!cache) {
+    const db::StorePath where = db::resolve_store_path();
+    std::error_code ec;
+    if (!std::filesystem::exists(where.path, ec)) return nullptr;
+    cache.emplace(Cache::open(where.path.string()));
+  }
+  return &*cache;
 }
 
 std::vector<Param> parse_params(const std::string& label) {

@@ -20,6 +20,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "autotuner/api/conversions.hpp"
 #include "autotuner/api/on_miss_tuner.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "db/lookup.hpp"
@@ -100,26 +101,9 @@ const kernels::VariantInfo* variant_named(const std::string& symbol) {
   return nullptr;
 }
 
-// The process's one read connection to the store, opened on first use (a cold open costs about
-// as much as a lookup chain, so it is not repeated per shape). None while there is no store file
-// yet: the heuristic answers, and once an on-miss tune has created the file the next call opens
-// it. Cache::find is thread-safe and sees other connections' commits (data_version).
-const Cache* process_cache() {
-  static std::mutex mutex;
-  static std::optional<Cache> cache;
-  std::lock_guard lock(mutex);
-  if (!cache) {
-    const db::StorePath where = db::resolve_store_path();
-    std::error_code ec;
-    if (!std::filesystem::exists(where.path, ec)) return nullptr;
-    cache.emplace(Cache::open(where.path.string()));
-  }
-  return &*cache;
-}
-
 // The store's answer for the shape on this device, when there is a store with this device.
 std::optional<Answer> cached_answer(const DeviceInfo& device, const RowMajorGemm& g) {
-  const Cache* cache = process_cache();
+  const Cache* cache = api::process_cache();
   if (cache == nullptr) return std::nullopt;
   Problem p;
   p.m = g.m;

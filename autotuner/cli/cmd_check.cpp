@@ -15,6 +15,7 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/check_record.hpp"
@@ -30,6 +31,7 @@ struct CheckOptions {
   std::string config;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::vector<std::string> problems;  // user kernel families (--problem nx=..,ny=..)
   std::string layout;  // "" = the config's (default nn)
   std::string device;
   std::string db;
@@ -77,7 +79,9 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 
 int run_check_command(const CheckOptions& o, const Context& ctx) {
   resolve_format(o.gate.format);  // bad input fails before any GPU work
-  JobConfig job = select_job(o.config, o.kernels, o.shapes, "check", o.layout);
+  std::vector<std::string> kernel_flags = o.kernels;
+  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
+  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
   if (o.samples > 0) job.policy.samples = o.samples;
@@ -128,6 +132,8 @@ void add_check_command(CLI::App& app, Context& ctx, Action& action) {
   add_config_option(*cmd, o->config);
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--problem", o->problems,
+                  "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt of the checked keys; overrides the config "
                   "(default nn)");

@@ -9,6 +9,7 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/plan_printer.hpp"
+#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/error.hpp"
@@ -26,6 +27,7 @@ struct PlanOptions {
   std::string profile;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::vector<std::string> problems;  // user kernel families (--problem nx=..,ny=..)
   int min_tile = 0;
   std::string format = "table";
   std::string output;
@@ -42,10 +44,11 @@ int run_plan(const PlanOptions& o) {
     fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
                            "(offline, e.g. --profile h100)");
   std::vector<std::string> kernel_names = o.kernels;
-  if (kernel_names.empty()) kernel_names.push_back("tiled_dynamic");
   for (auto& k : kernel_names) validate_kernel_name(k);
+  const auto shape_flags = user_problem_shapes(kernel_names, o.problems, o.shapes);
+  if (kernel_names.empty()) kernel_names.push_back("tiled_dynamic");
   std::vector<Shape> shapes;
-  for (auto& s : o.shapes) shapes.push_back(parse_shape(s));
+  for (auto& s : shape_flags) shapes.push_back(parse_shape(s));
   if (shapes.empty()) shapes.push_back(Shape{4096, 4096, 4096});
 
   DeviceInfo device;
@@ -94,6 +97,8 @@ void add_plan_command(CLI::App& app, Context&, Action& action) {
                   "device profile name (h100, h200, a100, l4, t4, rtx4090) or TOML file");
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); default tiled_dynamic");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
+  cmd->add_option("--problem", o->problems,
+                  "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate")
       ->check(CLI::Range(1, 1024));
   add_format_option(*cmd, o->format);

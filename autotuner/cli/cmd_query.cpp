@@ -12,9 +12,12 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/job_selection.hpp"
+#include "autotuner/cli/output_target.hpp"
+#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/device_selector.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
@@ -33,6 +36,7 @@ struct QueryOptions {
   std::string device;
   std::string kernel;  // empty: the fastest configuration of any family
   std::string shape;
+  std::string problem;  // a user kernel family's (--problem nx=..,ny=..)
   std::string layout = "nn";
   bool explain = false;
   bool fallback = false;
@@ -141,8 +145,14 @@ void print_query_csv(std::ostream& out, const db::LookupResult& result, const st
 
 int run_query(const QueryOptions& o) {
   const Format format = resolve_format(o.format);
-  if (o.shape.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
-  const Shape shape = parse_shape(o.shape);
+  std::vector<std::string> kernel_flags;
+  if (!o.kernel.empty()) kernel_flags.push_back(o.kernel);
+  const auto shape_flags = user_problem_shapes(
+      kernel_flags, o.problem.empty() ? std::vector<std::string>{} : std::vector{o.problem},
+      o.shape.empty() ? std::vector<std::string>{} : std::vector{o.shape});
+  if (shape_flags.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
+  const Shape shape = parse_shape(shape_flags.front());
+  const std::string kernel = kernel_flags.empty() ? "" : kernel_flags.front();
   const Layout layout = parse_layout_flag(o.layout);
   if (!o.kernel.empty()) validate_kernel_name(o.kernel);
   const std::string kernel_label = o.kernel.empty() ? "any kernel" : o.kernel;
@@ -160,8 +170,9 @@ int run_query(const QueryOptions& o) {
   } else {
     device = cuda::select_device(selector);
   }
-  const auto key = db::CacheKey::make(device, o.kernel, std::string(kernels::kernel_build_id()),
-                                      shape, "f32", layout_name(layout));
+  const auto key =
+      db::CacheKey::make(device, kernel, family_build_id(kernel, kernels::kernel_build_id()), shape,
+                         "f32", layout_name(layout));
   const std::string layout_flag =
       layout == Layout::kNN ? "" : std::string(" --layout ") + layout_name(layout);
   db::LookupOptions options;
@@ -178,14 +189,16 @@ int run_query(const QueryOptions& o) {
     for (auto& near : store.near_keys(key))
       why += "\n  an entry exists with a different " + describe_difference(key, near);
     fail(ExitCode::kNotFound,
-         fmt::format("no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
-                     "build {}; run `occtune tune {}--shape {}{}` first{}{}",
-                     kernel_label, shape.str(), key.layout, device.uuid, device.name,
-                     key.build_id, o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
-                     shape.str(), layout_flag,
-                     o.fallback ? "" : ", or pass --fallback to accept the same model, "
-                                       "architecture, nearest shape or the occupancy heuristic",
-                     why));
+         fmt::format(
+             "no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
+             "build {}; run `occtune tune {}{}{}` first{}{}",
+             kernel_label, o.problem.empty() ? shape.str() : o.problem, key.layout, device.uuid,
+             device.name, key.build_id, o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
+             o.problem.empty() ? "--shape " + shape.str() : "--problem " + o.problem, layout_flag,
+             o.fallback ? ""
+                        : ", or pass --fallback to accept the same model, "
+                          "architecture, nearest shape or the occupancy heuristic",
+             why));
   }
   if (format == Format::kCsv) {
     print_query_csv(out, result, o.kernel, shape);
@@ -253,6 +266,7 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--kernel", o->kernel,
                   "kernel family (default: the fastest configuration of any family)");
   cmd->add_option("--shape", o->shape, "MxNxK");
+  cmd->add_option("--problem", o->problem, "a user kernel family's problem, e.g. nx=4096,ny=4096");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   cmd->add_flag("--explain", o->explain,

@@ -23,6 +23,7 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
+#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/multi_tune.hpp"
@@ -38,6 +39,7 @@ struct TuneOptions {
   std::string config;
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
+  std::vector<std::string> problems;  // user kernel families (--problem nx=..,ny=..)
   std::string layout;  // "" = the config's (default nn)
   std::string device;
   std::string spread = "shapes";
@@ -89,7 +91,9 @@ extern "C" void on_sigint(int) {
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
-  JobConfig job = select_job(o.config, o.kernels, o.shapes, "tune", o.layout);
+  std::vector<std::string> kernel_flags = o.kernels;
+  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
+  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {
@@ -421,6 +425,8 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
   add_config_option(*cmd, o->config);
   cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
+  cmd->add_option("--problem", o->problems,
+                  "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed); overrides "
                   "the config (default nn)");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -10,8 +11,12 @@
 namespace occtune::cli {
 
 void print_plan(std::ostream& out, const Plan& plan, const DeviceInfo& device, Shape shape) {
-  out << fmt::format("{} on {} ({}), shape {}\noccupancy from: {}\n", plan.family, device.name,
-                     device.uuid.empty() ? device.source : device.uuid, shape.str(), plan.oracle);
+  // A user kernel family's problem is shown by its dimensions (occtune/kernel.hpp).
+  const UserFamily* user = find_user_family(plan.family);
+  out << fmt::format("{} on {} ({}), {} {}\noccupancy from: {}{}\n", plan.family, device.name,
+                     device.uuid.empty() ? device.source : device.uuid, user ? "problem" : "shape",
+                     user ? to_dims(*user, shape).str() : shape.str(), plan.oracle,
+                     user && device.uuid.empty() ? "; this family: the registers it declares" : "");
   output::TextTable t({"step", "limit", "suggested", "config", "threads", "smem", "regs",
                        "blocks/SM", "occupancy", "limiter", "grid", "waves", "status"},
                       {true, true, true, false, true, true, true, true, true, false, false, true,

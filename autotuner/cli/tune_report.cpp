@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -16,6 +17,15 @@ namespace occtune::cli {
 namespace {
 
 double ratio(double cublas_ms, double ms) { return ms > 0 ? cublas_ms / ms : 0; }
+
+// "nx=8192,ny=8192" for the problem of a user kernel family (occtune/kernel.hpp), else the
+// GEMM shape "MxNxK".
+std::string problem_text(const ShapeResult& r) {
+  if (!r.kernels.empty())
+    if (const UserFamily* f = find_user_family(r.kernels.front().kernel))
+      return to_dims(*f, r.shape).str();
+  return r.shape.str();
+}
 
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
@@ -71,16 +81,17 @@ void print_summary(std::ostream& out, const std::vector<ShapeResult>& results) {
         ++timed;
         if (textbook_timed && m.timing.summary.median < textbook->timing.summary.median) ++rank;
       }
-    t.add_row({r.shape.str(), b.kernel ? b.kernel->kernel : "no correct result",
+    t.add_row({problem_text(r), b.kernel ? b.kernel->kernel : "no correct result",
                b.m ? b.m->candidate.variant->label() : "-", ms > 0 ? output::fixed(ms, 4) : "-",
-               ms > 0 ? fmt::format("{:.1f}", r.shape.flops() / (ms * 1e9)) : "-",
+               ms > 0 && b.m->flops > 0 ? fmt::format("{:.1f}", b.m->flops / (ms * 1e9)) : "-",
                ms > 0 && ref > 0 ? fmt::format("{:.3f}x", ref / ms) : "-",
-               textbook ? textbook->candidate.variant->label() + fmt::format(" ({} thr, {})",
-                                                                   textbook->candidate.threads,
-                                                                   output::percent(textbook->candidate.occupancy))
+               textbook ? textbook->candidate.variant->label() +
+                              fmt::format(" ({} thr, {})", textbook->candidate.threads,
+                                          output::percent(textbook->candidate.occupancy))
                         : "not tuned",
                textbook_timed ? output::fixed(textbook->timing.summary.median, 4)
-                              : textbook ? std::string(to_string(textbook->outcome)) : "-",
+               : textbook     ? std::string(to_string(textbook->outcome))
+                              : "-",
                textbook_timed && ms > 0
                    ? fmt::format("{:.2f}x", textbook->timing.summary.median / ms)
                    : "-",
@@ -104,7 +115,11 @@ nlohmann::json search_json(const SearchSettings& s) {
 }
 
 void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
-  out << fmt::format("shape {} (M x N x K), {:.3g} GFLOP\n", r.shape.str(), r.shape.flops() / 1e9);
+  if (problem_text(r) != r.shape.str())
+    out << fmt::format("problem {} of {}\n", problem_text(r), r.kernels.front().kernel);
+  else
+    out << fmt::format("shape {} (M x N x K), {:.3g} GFLOP\n", r.shape.str(),
+                       r.shape.flops() / 1e9);
   output::TextTable t({"kernel", "config", "threads", "smem", "blocks/SM", "occupancy", "limiter",
                        "waves", "median ms", "q1-q3 ms", "n", "noise", "GFLOP/s", "vs cuBLAS",
                        "rel err", "status", "search", ""},
@@ -130,17 +145,19 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
            timed ? fmt::format("{:.4f}-{:.4f}", s.q1, s.q3) : "-",
            timed ? std::to_string(s.count) : "-",
            timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
-           timed ? fmt::format("{:.0f}", m.gflops()) : "-",
-           timed ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-", output::sci(m.rel_error),
-           std::string(to_string(m.outcome)), search_cell(m), mark});
+           timed && m.flops > 0 ? fmt::format("{:.0f}", m.gflops()) : "-",
+           timed && ref > 0 ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-",
+           output::sci(m.rel_error), std::string(to_string(m.outcome)), search_cell(m), mark});
     }
   }
   const auto& rs = r.cublas.summary;
-  t.add_row({"cublas", "sgemm fp32", "-", "-", "-", "-", "-", "-", output::fixed(ref, 4),
-             fmt::format("{:.4f}-{:.4f}", rs.q1, rs.q3), std::to_string(rs.count),
-             fmt::format("{:.1f}%", r.cublas.noise * 100),
-             fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x", "0",
-             "reference", std::string(to_string(r.cublas.stop)), ""});
+  if (rs.count > 0) {  // no reference for user kernel families
+    t.add_row({"cublas", "sgemm fp32", "-", "-", "-", "-", "-", "-", output::fixed(ref, 4),
+               fmt::format("{:.4f}-{:.4f}", rs.q1, rs.q3), std::to_string(rs.count),
+               fmt::format("{:.1f}%", r.cublas.noise * 100),
+               fmt::format("{:.0f}", ref > 0 ? r.shape.flops() / (ref * 1e6) : 0.0), "1.00x", "0",
+               "reference", std::string(to_string(r.cublas.stop)), ""});
+  }
   t.print(out, wide);
   for (auto& k : r.kernels)
     for (auto& m : k.measurements)

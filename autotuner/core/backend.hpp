@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
 
 namespace occtune {
@@ -33,6 +34,13 @@ class MeasurementBackend {
   // throws Error(kUsage) when the shape cannot fit in device memory. Candidates checked on it
   // must be variants of that layout.
   virtual void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) = 0;
+  // Opens the problem of a user kernel family (occtune/kernel.hpp) instead of a GEMM shape:
+  // its buffers, seeded inputs and host reference. `problem` holds the family's dimensions as
+  // to_shape() writes them (autotuner/core/user_family.hpp). Candidates checked on it must be
+  // that family's; there is no cuBLAS reference to sample. Throws Error(kUsage) naming the
+  // family when its buffers are unusable or do not fit.
+  virtual void open_user_problem(const std::string& family, Shape problem,
+                                 const TimingPolicy& policy);
   virtual SampleBatch reference_samples(int count) = 0;
   // One launch on a NaN-poisoned output, verified against the reference; no timing. The
   // outcome is ok, wrong_result, or the launch/limit/crash outcome.
@@ -50,5 +58,13 @@ class MeasurementBackend {
   // returns true.
   virtual bool survives_crashes() const { return false; }
 };
+
+inline void MeasurementBackend::open_user_problem(const std::string& family, Shape,
+                                                  const TimingPolicy&) {
+  fail(ExitCode::kRuntime, "internal: " + description() +
+                               " cannot measure the user kernel "
+                               "family '" +
+                               family + "'");
+}
 
 }  // namespace occtune

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
+#include "autotuner/core/user_plan.hpp"
 
 namespace occtune {
 
@@ -22,15 +24,22 @@ int integer_sqrt(int n) {
 
 Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device, Shape shape,
                    OccupancyOracle& oracle) {
+  return annotate(variant, device, (shape.n + variant.tile_n - 1) / variant.tile_n,
+                  (shape.m + variant.tile_m - 1) / variant.tile_m, variant.grid_z, oracle);
+}
+
+Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device,
+                   std::int64_t grid_x, std::int64_t grid_y, std::int64_t grid_z,
+                   OccupancyOracle& oracle) {
   Candidate c;
   c.variant = &variant;
   c.origin = "registered";
   c.threads = variant.threads();
   c.tile = variant.param("tile", variant.param("block"));
   c.dynamic_smem = variant.dynamic_smem;
-  c.grid_x = (shape.n + variant.tile_n - 1) / variant.tile_n;
-  c.grid_y = (shape.m + variant.tile_m - 1) / variant.tile_m;
-  c.grid_z = variant.grid_z;
+  c.grid_x = grid_x;
+  c.grid_y = grid_y;
+  c.grid_z = grid_z;
 
   if (c.threads > device.max_threads_per_block) {
     c.rejection = fmt::format("{} threads per block exceed the device's {}", c.threads,
@@ -56,9 +65,19 @@ Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device
   return c;
 }
 
+Candidate from_walk(Candidate c, int step, int suggested, int limit) {
+  c.origin = "occupancy-api";
+  c.step = step;
+  c.suggested_block = suggested;
+  c.block_limit = limit;
+  return c;
+}
+
 Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Shape shape,
                  OccupancyOracle& oracle, int min_tile, Layout layout) {
   Plan plan;
+  if (const UserFamily* user = find_user_family(family.name))
+    return plan_user_family(*user, device, shape, oracle);
   plan.family = family.name;
   plan.oracle = oracle.description();
   if (family.generation_symbol.empty()) {
@@ -90,12 +109,8 @@ Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Sh
     if (!variant) {
       plan.notes.push_back(fmt::format("tile {} has no compiled specialisation; skipped", tile));
     } else {
-      Candidate c = annotate(*variant, device, shape, oracle);
-      c.origin = "occupancy-api";
-      c.step = step;
-      c.suggested_block = suggested;
-      c.block_limit = limit;
-      plan.candidates.push_back(std::move(c));
+      plan.candidates.push_back(
+          from_walk(annotate(*variant, device, shape, oracle), step, suggested, limit));
     }
     limit = threads - 1;
   }

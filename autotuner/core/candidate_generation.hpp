@@ -5,6 +5,7 @@
 // online plan (runtime API) and the offline twin (cuda_occupancy.h) are computed identically.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ Plan plan_family(const kernels::FamilyInfo& family, const DeviceInfo& device, Sh
 
 // Fills the occupancy, grid and limit fields of a candidate for `variant`.
 Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device, Shape shape,
+                   OccupancyOracle& oracle);
+// `c` as the textbook walk's answer at `step` (the occupancy API suggested `suggested` threads
+// under `limit`).
+Candidate from_walk(Candidate c, int step, int suggested, int limit);
+
+// The same with the grid given (user kernel families compute their own).
+Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device,
+                   std::int64_t grid_x, std::int64_t grid_y, std::int64_t grid_z,
                    OccupancyOracle& oracle);
 
 }  // namespace occtune

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace occtune {
 
-using SmemForThreads = std::size_t (*)(int threads);
+// A function rather than a pointer: a user family's shared memory depends on the configuration
+// it is asked for (autotuner/core/user_plan.cpp).
+using SmemForThreads = std::function<std::size_t(int threads)>;
 
 struct OccupancyAnswer {
   int active_blocks_per_sm = 0;

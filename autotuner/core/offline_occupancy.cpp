@@ -13,6 +13,7 @@
 
 #include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "kernels/kernel_manifest.hpp"
 
 namespace occtune {
@@ -78,6 +79,22 @@ std::string limiter_name(const cudaOccResult& r) {
 
 // The build-time resources of a kernel on this device's architecture (or the nearest compiled).
 kernels::ResourceLookup lookup_resources(const std::string& symbol, const DeviceInfo& d) {
+  if (const auto declared = user_resources(symbol)) {
+    // A user kernel is not in the manifest: its registration declares what ptxas reported.
+    if (declared->registers <= 0)
+      fail(ExitCode::kUsage,
+           fmt::format("{} declares no register count, so it cannot be planned without a GPU; "
+                       "set KernelConfig::registers (and static_smem) to what nvcc "
+                       "--resource-usage reports, or plan on the GPU with --device N",
+                       symbol));
+    thread_local kernels::KernelResources held;  // read by the caller before the next lookup
+    held = {};
+    held.registers = declared->registers;
+    held.static_smem = declared->static_smem;
+    held.barriers = 1;
+    held.arch = d.compute_capability();
+    return {&held, true};
+  }
   auto found = kernels::find_kernel_resources(symbol, d.compute_capability());
   if (!found.resources) {
     std::set<std::string_view> known;
@@ -170,21 +187,31 @@ int OfflineOccupancy::max_potential_block_size(const std::string& symbol, SmemFo
                                                int block_size_limit) {
   auto found = lookup_resources(symbol, device_);
   if (!found.exact_arch) used_nearest_arch_ = true;
-  const auto& res = *found.resources;
+  const auto res = *found.resources;
+  const int func_max_threads = INT_MAX;  // no __launch_bounds__ known offline
+  return potential_block_size_walk(device_, func_max_threads, block_size_limit, smem,
+                                   [&](int block, std::size_t dynamic) {
+                                     return compute(device_, res.registers, res.static_smem,
+                                                    func_max_threads, res.barriers, block, dynamic)
+                                         .active_blocks_per_sm;
+                                   });
+}
 
+int potential_block_size_walk(const DeviceInfo& device, int func_max_threads, int block_size_limit,
+                              const SmemForThreads& smem,
+                              const std::function<int(int block, std::size_t smem)>& active) {
   // A transcription of the runtime's cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags
-  // (cuda_runtime.h), with compute() in place of cudaOccupancyMaxActiveBlocksPerMultiprocessor.
+  // (cuda_runtime.h), with `active` in place of cudaOccupancyMaxActiveBlocksPerMultiprocessor.
   // The loop is re-implemented rather than calling cuda_occupancy.h's
   // cudaOccMaxPotentialOccupancyBlockSizeVariableSMem (which runs the same walk and does honour
   // a limit passed as cudaOccFuncAttributes::maxThreadsPerBlock) so that the limit follows the
   // runtime's rules to the letter (0 means the device maximum, a negative limit answers 0) and
-  // every block size is judged by the very compute() that active_blocks() uses. The unit tests
+  // every block size is judged by the very answer that active_blocks() gives. The unit tests
   // check that both walks agree for every shipped profile, limit and shared-memory shape, and
   // the walk matched cudaOccupancyMaxPotentialBlockSizeVariableSMem on an H100.
-  const int dev_max_threads = device_.max_threads_per_block;
-  const int func_max_threads = INT_MAX;  // no __launch_bounds__ known offline
-  const int granularity = device_.warp_size;
-  const int occupancy_limit = device_.max_threads_per_sm;
+  const int dev_max_threads = device.max_threads_per_block;
+  const int granularity = device.warp_size;
+  const int occupancy_limit = device.max_threads_per_sm;
 
   int limit = block_size_limit;
   if (limit == 0) limit = dev_max_threads;
@@ -199,9 +226,7 @@ int OfflineOccupancy::max_potential_block_size(const std::string& symbol, SmemFo
     // The first try can be above the limit when the limit is not a multiple of the warp size.
     const int block = std::min(limit, aligned);
     const std::size_t dynamic = smem ? smem(block) : 0;
-    const auto answer = compute(device_, res.registers, res.static_smem, func_max_threads,
-                                res.barriers, block, dynamic);
-    const int occupancy_in_threads = block * answer.active_blocks_per_sm;
+    const int occupancy_in_threads = block * active(block, dynamic);
     if (occupancy_in_threads > max_occupancy) {
       max_block_size = block;
       max_occupancy = occupancy_in_threads;

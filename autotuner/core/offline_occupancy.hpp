@@ -2,10 +2,20 @@
 // probed device) and the register counts ptxas reported at build time (kernel manifest).
 #pragma once
 
+#include <functional>
+
 #include "autotuner/core/device_info.hpp"
 #include "autotuner/core/occupancy_oracle.hpp"
 
 namespace occtune {
+
+// The runtime's block-size walk (cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags in
+// cuda_runtime.h) over any per-size answer `active_blocks(block, dynamic_smem)`: offline with
+// compute(), online for user kernels with their own runtime's answer (their functions are
+// unknown to occtune's runtime). Returns the suggested block size (0: none can run).
+int potential_block_size_walk(const DeviceInfo& device, int func_max_threads, int block_size_limit,
+                              const SmemForThreads& smem,
+                              const std::function<int(int block, std::size_t smem)>& active_blocks);
 
 class OfflineOccupancy final : public OccupancyOracle {
  public:

@@ -5,6 +5,7 @@
 #include "autotuner/cuda/nvml_clock.hpp"
 #include "autotuner/cuda/runtime_occupancy.hpp"
 #include "autotuner/cuda/shape_bench.hpp"
+#include "autotuner/cuda/user_bench.hpp"
 
 namespace occtune::cuda {
 namespace {
@@ -22,12 +23,26 @@ class InProcessBackend final : public MeasurementBackend {
 
   void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) override {
     bench_.reset();  // free the previous shape's buffers first
+    user_.reset();
     bench_ = std::make_unique<ShapeBench>(device_, shape, policy, layout);
   }
 
+  void open_user_problem(const std::string& family, Shape problem,
+                         const TimingPolicy& policy) override {
+    bench_.reset();
+    user_.reset();
+    const UserFamily* f = find_user_family(family);
+    if (!f) throw Error(ExitCode::kRuntime, "internal: '" + family + "' is no user kernel family");
+    user_ = std::make_unique<UserBench>(device_, *f, problem, policy);
+  }
+
   SampleBatch reference_samples(int count) override { return bench().reference_samples(count); }
-  Measurement check(const Candidate& c) override { return bench().check(c); }
-  SampleBatch samples(const Candidate& c, int count) override { return bench().samples(c, count); }
+  Measurement check(const Candidate& c) override {
+    return user_ ? user_->check(c) : bench().check(c);
+  }
+  SampleBatch samples(const Candidate& c, int count) override {
+    return user_ ? user_->samples(c, count) : bench().samples(c, count);
+  }
 
   std::string description() const override { return "in-process on " + device_.uuid; }
   int throttle_reference_clock_mhz() const override {
@@ -43,6 +58,7 @@ class InProcessBackend final : public MeasurementBackend {
   DeviceInfo device_;
   RuntimeOccupancy oracle_;
   std::unique_ptr<ShapeBench> bench_;
+  std::unique_ptr<UserBench> user_;  // instead of bench_ while a user family's problem is open
 };
 
 }  // namespace

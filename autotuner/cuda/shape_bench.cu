@@ -12,29 +12,14 @@
 #include "autotuner/core/element_bound.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/element_check.cuh"
+#include "autotuner/cuda/device_fill.cuh"
+#include "autotuner/cuda/launch_sampler.cuh"
 #include "autotuner/cuda/nvml_clock.hpp"
 #include "autotuner/cuda/shape_bench.hpp"
 #include "kernels/launch.cuh"
 
 namespace occtune::cuda {
 namespace {
-
-// Counter-based uniform [-1, 1) generator (splitmix64 of seed and index). Written here rather
-// than taken from cuRAND: it is a few lines, deterministic per seed on every GPU, and keeps the
-// 90 MB static cuRAND out of the binary.
-// With `absolute`, the same values without their signs: |A| |B| gives the magnitude of every
-// element's dot-product terms for the element-wise check.
-__global__ void fill_uniform(float* data, size_t count, unsigned long long seed, bool absolute) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    const float v = float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits
-    data[i] = absolute ? fabsf(v) : v;
-  }
-}
 
 // Sums (c - ref)^2 and ref^2 in double; NaN anywhere in c makes the error NaN, so a poisoned
 // output that was never overwritten fails the check.
@@ -77,18 +62,6 @@ struct DeviceBuffer {
   }
 };
 
-Outcome classify_launch_error(cudaError_t err) {
-  switch (err) {
-    case cudaErrorInvalidValue:
-    case cudaErrorInvalidConfiguration:
-      return Outcome::kInvalidConfig;
-    case cudaErrorLaunchOutOfResources:
-      return Outcome::kExceedsLimits;
-    default:
-      return Outcome::kLaunchFailed;
-  }
-}
-
 }  // namespace
 
 struct ShapeBench::Impl {
@@ -96,31 +69,20 @@ struct ShapeBench::Impl {
   Shape shape;
   Layout layout = Layout::kNN;
   TimingPolicy policy;
-  cudaStream_t stream = nullptr;
+  std::unique_ptr<LaunchSampler> sampler;  // the stream, L2 flush and timed samples
+  cudaStream_t stream = nullptr;           // sampler's
   cublasHandle_t cublas = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
-  DeviceBuffer<float> a, b, c, ref, flush;
+  DeviceBuffer<float> a, b, c, ref;
   DeviceBuffer<float> magnitude;  // sum_k |a_ik b_kj| per element of C: the element-wise bound
   std::unique_ptr<ElementChecker> element_checker;
   DeviceBuffer<double> parts;
   bool have_reference = false;
   Timing reference;
-  bool lost = false;
-  std::vector<cudaEvent_t> events;  // start/stop pairs of one batch, created on demand
   int settled_clock_mhz = 0;
   double settle_seconds = 0;
 
-  ~Impl() {
-    for (auto e : events) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-  }
-
-  // The lowest of two nonzero clock readings (0 when neither is known).
-  static int lower_clock(int a, int b) {
-    if (a <= 0) return b;
-    if (b <= 0) return a;
-    return std::min(a, b);
-  }
-  int read_clock() const { return NvmlClock::instance().sm_clock_mhz(device.uuid); }
+  int read_clock() const { return sampler->read_clock(); }
 
   // Tight leading dimensions: the stored rows of A (K x M when transposed) and B (N x K).
   int lda() const { return int(transposes_a(layout) ? shape.m : shape.k); }
@@ -175,44 +137,6 @@ struct ShapeBench::Impl {
     return status == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
   }
 
-  void flush_l2() {
-    if (policy.flush_l2 && flush.count)
-      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush.ptr, int(flush.count & 0xff), flush.count, stream));
-  }
-
-  // `count` timed launches, each after an L2 flush, a pair of CUDA events around the launch
-  // alone. The whole batch is queued and synchronised once: no host round trip per sample, and
-  // no idle gap between samples for the clocks to drop in. The batch's clock is the lower of the
-  // readings before and after it. Returns the first launch or synchronisation error.
-  cudaError_t sample_launches(const std::function<cudaError_t()>& launch, int count,
-                              SampleBatch& batch) {
-    count = std::max(count, 0);
-    while (int(events.size()) < 2 * count) {
-      cudaEvent_t e = nullptr;
-      OCCTUNE_CUDA_CHECK(cudaEventCreate(&e));
-      events.push_back(e);
-    }
-    const int clock_before = read_clock();
-    for (int i = 0; i < count; ++i) {
-      flush_l2();
-      OCCTUNE_CUDA_CHECK(cudaEventRecord(events[size_t(2 * i)], stream));
-      if (auto err = launch(); err != cudaSuccess) return err;
-      OCCTUNE_CUDA_CHECK(cudaEventRecord(events[size_t(2 * i + 1)], stream));
-    }
-    if (count > 0) {
-      if (auto err = cudaEventSynchronize(events[size_t(2 * count - 1)]); err != cudaSuccess)
-        return err;
-    }
-    for (int i = 0; i < count; ++i) {
-      float ms = 0;
-      OCCTUNE_CUDA_CHECK(
-          cudaEventElapsedTime(&ms, events[size_t(2 * i)], events[size_t(2 * i + 1)]));
-      batch.samples_ms.push_back(double(ms));
-    }
-    batch.sm_clock_mhz = lower_clock(clock_before, read_clock());
-    return cudaSuccess;
-  }
-
   // Warm-up until clocks settle (once per shape): cuBLAS launches for at least settle_ms, then
   // until three SM clock readings in a row agree within 2%, for at most settle_timeout_ms.
   // Without NVML it is a fixed settle_ms warm-up.
@@ -249,24 +173,6 @@ struct ShapeBench::Impl {
     settled_clock_mhz = readings.empty() ? 0 : readings.back();
     settle_seconds = elapsed_ms() / 1000.0;
   }
-
-  cudaError_t warm_up(const std::function<cudaError_t()>& launch) {
-    for (int i = 0; i < policy.warmup; ++i) {
-      flush_l2();
-      if (auto err = launch(); err != cudaSuccess) return err;
-    }
-    return cudaStreamSynchronize(stream);
-  }
-
-  // Records a failure while sampling: a launch-time refusal leaves the stream healthy, an error
-  // at synchronisation (illegal address, trap) is sticky and ends this context.
-  void fail_batch(cudaError_t err, SampleBatch& batch) {
-    lost = cudaStreamSynchronize(stream) != cudaSuccess;
-    batch.outcome = lost ? Outcome::kCrashed : classify_launch_error(err);
-    batch.error = describe(err);
-  }
-
-  std::vector<std::string> warmed;  // candidates whose warm-up has run on this shape
 
   double relative_error(const float* out) {
     OCCTUNE_CUDA_CHECK(cudaMemsetAsync(parts.ptr, 0, 2 * sizeof(double), stream));
@@ -327,7 +233,8 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
             shape.str(), double(need) / (1ull << 30), device.uuid,
             double(free_bytes) / (1ull << 30)));
   }
-  OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  s.sampler = std::make_unique<LaunchSampler>(device, policy);
+  s.stream = s.sampler->stream();
   OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.start));
   OCCTUNE_CUDA_CHECK(cudaEventCreate(&s.stop));
   OCCTUNE_CUBLAS_CHECK(cublasCreate(&s.cublas));
@@ -344,20 +251,14 @@ ShapeBench::ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy
   s.magnitude.allocate(mn);
   s.parts.allocate(2);
   s.element_checker = std::make_unique<ElementChecker>();
-  if (policy.flush_l2) {
-    // unsigned char would do; float keeps one buffer type. 2x L2 evicts everything resident.
-    s.flush.ptr = nullptr;
-    OCCTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.flush.ptr), 2 * device.l2_bytes));
-    s.flush.count = 2 * device.l2_bytes;  // bytes, used by cudaMemsetAsync
-  }
   const int fill_blocks = device.sm_count * 8;
   // |A| |B| first (the magnitudes of every dot product's terms), then the signed operands the
   // candidates and the reference compute with: the same generator, so no copy is kept.
   for (bool absolute : {true, false}) {
-    fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.a.ptr, mk, policy.seed, absolute);
-    fill_uniform<<<fill_blocks, 256, 0, s.stream>>>(s.b.ptr, kn, policy.seed ^ 0x5bd1e995ull,
-                                                    absolute);
-    OCCTUNE_CUDA_CHECK(cudaGetLastError());
+    OCCTUNE_CUDA_CHECK(
+        fill_uniform(s.a.ptr, mk, policy.seed, -1.0f, 1.0f, fill_blocks, s.stream, absolute));
+    OCCTUNE_CUDA_CHECK(fill_uniform(s.b.ptr, kn, policy.seed ^ 0x5bd1e995ull, -1.0f, 1.0f,
+                                    fill_blocks, s.stream, absolute));
     if (absolute) OCCTUNE_CUDA_CHECK(s.run_cublas(s.magnitude.ptr));
   }
   OCCTUNE_CUDA_CHECK(cudaMemsetAsync(s.ref.ptr, 0xff, mn * sizeof(float), s.stream));
@@ -375,10 +276,9 @@ ShapeBench::~ShapeBench() {
   if (s.cublas) cublasDestroy(s.cublas);
   if (s.start) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(s.start));
   if (s.stop) OCCTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(s.stop));
-  if (s.stream) OCCTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s.stream));
 }
 
-bool ShapeBench::context_lost() const { return impl_->lost; }
+bool ShapeBench::context_lost() const { return impl_->sampler->lost; }
 
 SampleBatch ShapeBench::reference_samples(int count) {
   auto& s = *impl_;
@@ -386,10 +286,10 @@ SampleBatch ShapeBench::reference_samples(int count) {
   auto launch = [&] { return s.run_cublas(s.c.ptr); };
   cudaError_t err = cudaSuccess;
   if (!s.have_reference) {
-    err = s.warm_up(launch);
+    err = s.sampler->warm_up(launch);
     s.have_reference = true;
   }
-  if (err == cudaSuccess) err = s.sample_launches(launch, count, batch);
+  if (err == cudaSuccess) err = s.sampler->sample_launches(launch, count, batch);
   OCCTUNE_CUDA_CHECK(err);  // cuBLAS failing is a runtime failure of the whole run
   return batch;
 }
@@ -410,9 +310,9 @@ Measurement ShapeBench::check(const Candidate& candidate) {
   Measurement m;
   m.candidate = candidate;
   m.flops = s.shape.flops();
-  if (s.lost) {
+  if (s.sampler->lost) {
     m.outcome = Outcome::kCrashed;
-    m.error = "not run: an earlier candidate left the CUDA context unusable";
+    m.error = LaunchSampler::kNotRun;
     return m;
   }
   if (!candidate.rejection.empty()) {
@@ -447,7 +347,7 @@ Measurement ShapeBench::check(const Candidate& candidate) {
   if (auto err = cudaStreamSynchronize(s.stream); err != cudaSuccess) {
     // Illegal addresses and traps surface here and are sticky: nothing more can run in this
     // process (cudaDeviceReset does not recover it on Hopper).
-    s.lost = true;
+    s.sampler->lost = true;
     m.outcome = Outcome::kCrashed;
     m.error = describe(err);
     return m;
@@ -467,12 +367,8 @@ Measurement ShapeBench::check(const Candidate& candidate) {
 
 SampleBatch ShapeBench::samples(const Candidate& candidate, int count) {
   auto& s = *impl_;
+  if (auto refused = s.sampler->refused_batch()) return *refused;
   SampleBatch batch;
-  if (s.lost) {
-    batch.outcome = Outcome::kCrashed;
-    batch.error = "not run: an earlier candidate left the CUDA context unusable";
-    return batch;
-  }
   kernels::GemmArgs args;
   if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
     batch.outcome = Outcome::kExceedsLimits;
@@ -480,16 +376,7 @@ SampleBatch ShapeBench::samples(const Candidate& candidate, int count) {
     return batch;
   }
   auto launch = [&] { return kernels::launch_variant(*candidate.variant, args, s.stream); };
-  const auto& symbol = candidate.variant->symbol;
-  if (std::find(s.warmed.begin(), s.warmed.end(), symbol) == s.warmed.end()) {
-    if (auto err = s.warm_up(launch); err != cudaSuccess) {
-      s.fail_batch(err, batch);
-      return batch;
-    }
-    s.warmed.push_back(symbol);
-  }
-  if (auto err = s.sample_launches(launch, count, batch); err != cudaSuccess) s.fail_batch(err, batch);
-  return batch;
+  return s.sampler->candidate_samples(candidate.variant->symbol, launch, count);
 }
 
 Measurement ShapeBench::measure(const Candidate& candidate) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "autotuner/core/user_family.hpp"
 #include "kernels/registry.hpp"
 
 namespace occtune::gate {
@@ -79,10 +80,9 @@ void sample_interleaved(MeasurementBackend& backend, std::vector<Target*> target
 Side current_side(const DeviceInfo& device, const CheckRequest& request, const std::string& kernel,
                   Shape shape, const Candidate& c) {
   Side s;
+  s.build_id = family_build_id(kernel, request.build_id);  // a user family's: its version
   const auto key =
-      CacheKey::make(device, kernel, request.build_id, shape, "f32",
-                         layout_name(request.layout));
-  s.build_id = request.build_id;
+      CacheKey::make(device, kernel, s.build_id, shape, "f32", layout_name(request.layout));
   s.device_uuid = device.uuid;
   s.platform = platform_of(key);
   s.variant = c.variant ? c.variant->symbol : "";
@@ -103,8 +103,9 @@ KeyWork prepare(MeasurementBackend& backend, RunHistory& store,
   auto it = request.kernel_override.find(kernel);
   key.launched_kernel = it == request.kernel_override.end() ? kernel : it->second;
   const DeviceInfo& device = backend.device();
-  const auto target = CacheKey::make(device, kernel, request.build_id, shape, "f32",
-                                         layout_name(request.layout));
+  const auto target =
+      CacheKey::make(device, kernel, family_build_id(kernel, request.build_id), shape, "f32",
+                         layout_name(request.layout));
   const BaselineChoice choice = choose_baseline(runs, target, request.gate.allow_different_device);
   if (choice.status != BaselineStatus::kFound) {
     key.verdict =
@@ -239,13 +240,17 @@ GateReport run_check(MeasurementBackend& backend, RunHistory& store, const Check
       work.push_back(prepare(backend, store, runs, request, kernel, shape));
     const bool any =
         std::any_of(work.begin(), work.end(), [](const KeyWork& w) { return !w.targets.empty(); });
-    if (any && !context_lost) backend.open_shape(shape, request.layout, request.policy);
+    // A user kernel family (occtune/kernel.hpp) opens its own problem, per family.
+    const bool user = !request.kernels.empty() && find_user_family(request.kernels.front());
+    if (any && !context_lost && !user)
+      backend.open_shape(shape, request.layout, request.policy);
     for (auto& w : work) {
       if (!w.targets.empty()) {
         if (context_lost) {
           w.key.verdict = Verdict::kMissing;
           w.key.reason = "not measured: an earlier candidate left the CUDA context unusable";
         } else {
+          if (user) backend.open_user_problem(w.key.launched_kernel, shape, request.policy);
           measure(backend, request, w, context_lost, events);
         }
       }

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "autotuner/core/stopping_rule.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/engine/race.hpp"
 
 namespace occtune {
@@ -77,6 +78,13 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
   const double budget = request.search.time_budget_s;
   const DeviceInfo& device = backend.device();
   validate_strategy(request.search.strategy);
+  // User kernel families and the GEMM families are tuned by separate requests (the CLI says so).
+  const bool user_kernels = !request.kernels.empty() && find_user_family(request.kernels.front());
+  for (const auto& name : request.kernels)
+    if (bool(find_user_family(name)) != user_kernels)
+      fail(ExitCode::kUsage, "tune user kernel families and the built-in GEMM families in "
+                             "separate runs ('" + name + "' and '" + request.kernels.front() +
+                             "' were asked together)");
 
   std::vector<std::vector<Plan>> plans;
   int total = 0;
@@ -110,22 +118,27 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     }
     const Shape shape = request.shapes[si];
     const double shape_start = now();
-    backend.open_shape(shape, request.layout, request.policy);
-    progress(shape, "cublas", "reference", done, "", 0);
     ShapeResult result;
     result.shape = shape;
-    result.cublas = sample_reference(backend, request, interrupted);
+    if (!user_kernels) {
+      backend.open_shape(shape, request.layout, request.policy);
+      progress(shape, "cublas", "reference", done, "", 0);
+      result.cublas = sample_reference(backend, request, interrupted);
+    }
     for (auto& plan : plans[si]) {
       if (interrupted || outcome.context_lost) break;
       const double run_start = now();
       // Fair share: what is left of the budget, split over the races still to run.
       const double deadline = run_start + budget_left() / double(runs_total - runs_done);
       KernelResult kr;
-      const auto run_id = store.begin_run({device, plan.family, request.build_id, "f32", shape,
+      // A user family opens its own problem and is keyed by its version (occtune/kernel.hpp).
+      if (user_kernels) backend.open_user_problem(plan.family, shape, request.policy);
+      const std::string build_id = family_build_id(plan.family, request.build_id);
+      const auto run_id = store.begin_run({device, plan.family, build_id, "f32", shape,
                                            request.tool_version, request.argv, request.policy,
                                            layout_name(request.layout)},
                                           {request.search.strategy, request.reference_clock_mhz});
-      store.set_reference(run_id, result.cublas);
+      if (!user_kernels) store.set_reference(run_id, result.cublas);
       const int done_before = done;
       engine::RaceEnv env{
           backend, store, request,
@@ -139,8 +152,8 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
             progress(shape, plan.family, phase, done, best, best_ms);
           }};
       auto race = engine::run_race(env, plan,
-                                   CacheKey::make(device, plan.family, request.build_id, shape),
-                                   run_id, shape.flops());
+                                   CacheKey::make(device, plan.family, build_id, shape),
+                                   run_id, problem_flops(plan.family, shape));
       done = done_before + engine::listed_candidates(plan, request.search);
       ++runs_done;
       outcome.context_lost |= race.context_lost;
@@ -159,7 +172,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
                kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].timing.summary.median : 0);
       result.kernels.push_back(std::move(kr));
     }
-    if (request.reference_after && !interrupted && !outcome.context_lost) {
+    if (request.reference_after && !user_kernels && !interrupted && !outcome.context_lost) {
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas_after = sample_reference(backend, request, interrupted);
     }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 
 namespace occtune::isolation {
 namespace {
@@ -123,10 +124,11 @@ void WorkerBackend::ensure_worker() {
 }
 
 void WorkerBackend::open_on_worker(bool after_restart) {
-  const json request = {{"op", "open_shape"},
-                        {"shape", encode(shape_)},
-                        {"layout", encode(layout_)},
-                        {"policy", encode(policy_)}};
+  json request = {{"op", "open_shape"},
+                  {"shape", encode(shape_)},
+                  {"layout", encode(layout_)},
+                  {"policy", encode(policy_)}};
+  if (!user_family_.empty()) request["family"] = user_family_;
   for (int attempt = 1;; ++attempt) {
     try {
       control(request, "open_shape", options_.control_timeout_s);
@@ -158,6 +160,22 @@ void WorkerBackend::open_shape(Shape shape, Layout layout, const TimingPolicy& p
   shape_ = shape;
   layout_ = layout;
   policy_ = policy;
+  user_family_.clear();
+  flops_ = shape.flops();
+  open_on_worker(false);
+  have_shape_ = true;
+}
+
+void WorkerBackend::open_user_problem(const std::string& family, Shape problem,
+                                      const TimingPolicy& policy) {
+  have_shape_ = false;
+  ensure_worker();
+  shape_ = problem;
+  layout_ = Layout::kNN;
+  policy_ = policy;
+  user_family_ = family;
+  // The worker is this executable, so it knows the same families (occtune::main).
+  flops_ = problem_flops(family, problem);
   open_on_worker(false);
   have_shape_ = true;
 }
@@ -180,7 +198,7 @@ Measurement WorkerBackend::check(const Candidate& candidate) {
   ensure_worker();
   Measurement m;
   m.candidate = candidate;
-  m.flops = shape_.flops();
+  m.flops = flops_;
   const pid_t pid = worker_->pid();
   const double limit = options_.candidate_timeout_s;
   Reply r = call({{"op", "check"}, {"candidate", encode(candidate)}}, limit);
@@ -188,7 +206,7 @@ Measurement WorkerBackend::check(const Candidate& candidate) {
     case Status::kAnswered:
       if (!r.body.value("ok", false)) throw worker_error(r.body);
       decode_check(r.body.at("check"), m);
-      m.flops = shape_.flops();
+      m.flops = flops_;
       if (m.outcome == Outcome::kCrashed) replace_after(candidate, m.outcome, m.error);
       return m;
     case Status::kTimedOut:

@@ -41,6 +41,8 @@ class WorkerBackend final : public MeasurementBackend {
   Plan plan(const kernels::FamilyInfo& family, Shape shape, int min_tile,
             Layout layout) override;
   void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) override;
+  void open_user_problem(const std::string& family, Shape problem,
+                         const TimingPolicy& policy) override;
   SampleBatch reference_samples(int count) override;
   Measurement check(const Candidate& candidate) override;
   SampleBatch samples(const Candidate& candidate, int count) override;
@@ -70,6 +72,8 @@ class WorkerBackend final : public MeasurementBackend {
   int reference_clock_mhz_ = 0;  // from the worker's hello
   std::unique_ptr<WorkerProcess> worker_;
   bool have_shape_ = false;
+  std::string user_family_;  // the user kernel family whose problem is open; "" for GEMM
+  double flops_ = 0;         // of one launch on the open shape or problem
   Shape shape_;
   Layout layout_ = Layout::kNN;
   TimingPolicy policy_;

@@ -51,8 +51,13 @@ class Server {
                                               layout))}}};
     }
     if (op == "open_shape") {
-      backend_->open_shape(decode_shape(request.at("shape")), decode_layout(request.at("layout")),
-                           decode_policy(request.at("policy")));
+      if (request.contains("family"))  // a user kernel family's problem
+        backend_->open_user_problem(
+            decoding("open_shape", [&] { return request.at("family").get<std::string>(); }),
+            decode_shape(request.at("shape")), decode_policy(request.at("policy")));
+      else
+        backend_->open_shape(decode_shape(request.at("shape")), decode_layout(request.at("layout")),
+                             decode_policy(request.at("policy")));
       return {{{"ok", true}}};
     }
     if (op == "reference_samples") {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/lookup_json.hpp"
 #include "autotuner/service/http_server.hpp"
@@ -97,9 +98,8 @@ Answer best_answer(db::Store& store, const BestRequest& r) {
   auto records = store.device_records(uuid);
   if (records.empty()) return problem_answer(unknown_device(uuid));
   const DeviceInfo& device = records.front();
-  const auto key =
-      db::CacheKey::make(device, kernel, std::string(kernels::kernel_build_id()), shape, dtype,
-                         layout);
+  const auto key = db::CacheKey::make(
+      device, kernel, family_build_id(kernel, kernels::kernel_build_id()), shape, dtype, layout);
   db::LookupOptions options;
   options.fallback = fallback;
   options.device = &device;

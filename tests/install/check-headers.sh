@@ -27,4 +27,13 @@ for header in "${headers[@]}"; do
   "$nvcc" -std=c++17 --Werror all-warnings -I"$source/include" -c "$work/t.cu" -o "$work/t.o" \
     || fail "$name does not compile with nvcc -std=c++17"
 done
+# The CUDA headers (occtune/launch.cuh) are for .cu files: nvcc alone.
+cuda_headers=("$source"/include/occtune/*.cuh)
+for header in "${cuda_headers[@]}"; do
+  [ -e "$header" ] || continue
+  name=occtune/$(basename "$header")
+  printf '#include <%s>\n#include <%s>\nint main() { return 0; }\n' "$name" "$name" >"$work/t.cu"
+  "$nvcc" -std=c++17 --Werror all-warnings -I"$source/include" -c "$work/t.cu" -o "$work/t.o" \
+    || fail "$name does not compile with nvcc -std=c++17"
+done
 echo "check-headers: ${#headers[@]} header(s) compile alone (C++17, nvcc -std=c++17)"

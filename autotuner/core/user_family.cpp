@@ -1,0 +1,414 @@
+// User kernel families (autotuner/core/user_family.hpp): validation at registration, the
+// expansion into registry variants, and the parsers of problems and variant names.
+#include "autotuner/core/user_family.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <mutex>
+
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/error.hpp"
+#include "kernels/registry_extension.hpp"
+
+namespace occtune {
+namespace {
+
+// Families live in a deque: the engine keeps pointers to them and their variants.
+std::mutex families_mutex;
+std::deque<UserFamily>& registered() {
+  static std::deque<UserFamily> families;
+  return families;
+}
+
+// Functions obtained through KernelConfig::resolve, by configuration symbol (asked once).
+std::mutex resolved_mutex;
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || s.size() > 64 ||
+      !(std::islower(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+[[noreturn]] void bad(const std::string& family, const std::string& what) {
+  fail(ExitCode::kUsage, fmt::format("kernel family '{}': {}", family, what));
+}
+
+// The parameter the block adds to a variant's label: "tile" (square) or "threads" (1D).
+const char* block_param(BlockRule rule) { return rule == BlockRule::kSquare ? "tile" : "threads"; }
+
+void validate(const KernelFamily& f) {
+  const std::string& n = f.name;
+  if (!is_identifier(n))
+    fail(ExitCode::kUsage,
+         fmt::format("kernel family name '{}' is not a name; use 1 to 64 of a-z, 0-9 and _, "
+                     "starting with a letter or _ (e.g. stencil5)",
+                     n));
+  if (f.version.empty() || f.version.size() > 64 ||
+      f.version.find_first_of(" \t\n\r|<>/,=") != std::string::npos)
+    bad(n, fmt::format("version '{}' must be 1 to 64 characters without spaces or |<>/,= (e.g. "
+                       "\"1\" or \"2026-11-24\"); change it whenever the kernel changes",
+                       f.version));
+  if (f.dims.empty() || f.dims.size() > kMaxUserDims)
+    bad(n, fmt::format("{} problem dimensions given; name 1 to {} (e.g. dims = {{\"nx\", \"ny\"}})",
+                       f.dims.size(), kMaxUserDims));
+  for (std::size_t i = 0; i < f.dims.size(); ++i) {
+    if (!is_identifier(f.dims[i]))
+      bad(n, fmt::format("dimension '{}' is not a name; use a-z, 0-9 and _ (e.g. nx)", f.dims[i]));
+    for (std::size_t j = 0; j < i; ++j)
+      if (f.dims[j] == f.dims[i])
+        bad(n, fmt::format("dimension '{}' is named twice; name each dimension once", f.dims[i]));
+  }
+  if (!f.reference)
+    bad(n,
+        "no reference; set KernelFamily::reference to a host function that computes the "
+        "expected outputs (a result that is never checked could win while wrong)");
+  if (!f.smem)
+    bad(n,
+        "no smem function; set KernelFamily::smem (bytes of dynamic shared memory "
+        "for a block; return 0 when the kernel uses none)");
+  if (!f.grid) bad(n, "no grid function; set KernelFamily::grid (blocks for a problem)");
+  if (!f.buffers) bad(n, "no buffers function; set KernelFamily::buffers (inputs and outputs)");
+  if (!f.launch)
+    bad(n,
+        "no launch function; set KernelFamily::launch (occtune::launch_kernel "
+        "from occtune/launch.cuh launches the configuration's function)");
+  if (!f.cuda.attributes || !f.cuda.max_active_blocks || !f.cuda.set_max_dynamic_smem)
+    bad(n,
+        "no CUDA hooks; set KernelFamily::cuda = occtune::cuda_hooks() in the .cu file that "
+        "registers the family (#include <occtune/launch.cuh>)");
+  if (!(f.compare.tolerance > 0) || !std::isfinite(f.compare.tolerance))
+    bad(n, fmt::format("comparison tolerance {} must be a positive number (e.g. 1e-5)",
+                       f.compare.tolerance));
+  if (f.min_threads < 1 || f.max_threads > 1024 || f.min_threads > f.max_threads)
+    bad(n, fmt::format("block sizes {}..{} threads are not a range within 1..1024; set "
+                       "min_threads <= max_threads",
+                       f.min_threads, f.max_threads));
+  if (f.configs.empty())
+    bad(n, "no configurations; add one KernelConfig per compiled instantiation");
+  for (std::size_t c = 0; c < f.configs.size(); ++c) {
+    const KernelConfig& k = f.configs[c];
+    if (!k.function && !k.resolve)
+      bad(n, fmt::format("configuration {} has no function; set KernelConfig::function to the "
+                         "__global__ function (or resolve to a function that returns it)",
+                         c + 1));
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+      const std::string& p = k.params[i].name;
+      if (!is_identifier(p))
+        bad(n, fmt::format("configuration {}: parameter '{}' is not a name; use a-z, 0-9 and _",
+                           c + 1, p));
+      if (p == "tile" || p == "threads")
+        bad(n, fmt::format("configuration {}: parameter '{}' is reserved for the block occtune "
+                           "chooses; rename it",
+                           c + 1, p));
+      for (std::size_t j = 0; j < i; ++j)
+        if (k.params[j].name == p)
+          bad(n, fmt::format("configuration {}: parameter '{}' is given twice", c + 1, p));
+    }
+    const auto& first = f.configs[0].params;
+    bool same = first.size() == k.params.size();
+    for (std::size_t i = 0; same && i < first.size(); ++i) same = first[i].name == k.params[i].name;
+    if (!same)
+      bad(n, fmt::format("configuration {} names other parameters than configuration 1; give "
+                         "every configuration the same parameters in the same order",
+                         c + 1));
+  }
+}
+
+// The registry extension: every user family's metadata, after the built-in families (whose
+// names a user family may not take).
+void extend_registry(std::vector<kernels::FamilyInfo>& families,
+                     std::vector<kernels::VariantInfo>& variants) {
+  std::lock_guard lock(families_mutex);
+  for (const UserFamily& uf : registered()) {
+    for (const auto& f : families)
+      if (f.name == uf.def.name)
+        fail(ExitCode::kUsage,
+             fmt::format("kernel family '{}' is registered twice (a built-in family has that "
+                         "name); choose another name",
+                         uf.def.name));
+    kernels::FamilyInfo info;
+    info.name = uf.def.name;
+    info.description = uf.def.description.empty() ? "user kernel family, version " + uf.def.version
+                                                  : uf.def.description;
+    families.push_back(std::move(info));
+    variants.insert(variants.end(), uf.variants.begin(), uf.variants.end());
+  }
+}
+
+const UserFamily* family_of_symbol(std::string_view symbol, int* config) {
+  const auto open = symbol.find('<');
+  if (open == std::string_view::npos) return nullptr;
+  const UserFamily* f = find_user_family(symbol.substr(0, open));
+  if (!f) return nullptr;
+  const std::string_view head = symbol.substr(0, symbol.find('/'));
+  for (std::size_t c = 0; c < f->config_symbols.size(); ++c)
+    if (f->config_symbols[c] == head) {
+      *config = int(c);
+      return f;
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+std::int64_t Dims::operator[](const std::string& name) const {
+  for (const auto& [n, v] : values)
+    if (n == name) return v;
+  fail(ExitCode::kUsage, fmt::format("the problem {} has no dimension '{}'; use one of its "
+                                     "dimensions",
+                                     str().empty() ? "(empty)" : str(), name));
+}
+
+std::string Dims::str() const {
+  std::string out;
+  for (const auto& [n, v] : values) out += fmt::format("{}{}={}", out.empty() ? "" : ",", n, v);
+  return out;
+}
+
+std::int64_t KernelConfig::param(const std::string& name) const {
+  for (const auto& p : params)
+    if (p.name == name) return p.value;
+  fail(ExitCode::kUsage, fmt::format("the configuration has no parameter '{}'", name));
+}
+
+std::vector<Block> UserFamily::blocks() const {
+  std::vector<Block> out;
+  const int step = def.block_rule == BlockRule::kSquare ? 4 : 2;
+  for (int t = 1; t <= def.max_threads; t *= step)
+    if (t >= def.min_threads) out.push_back(block_for_threads(t));
+  return out;
+}
+
+Block UserFamily::block_for_threads(int threads) const {
+  if (def.block_rule == BlockRule::kLinear) return {threads, 1};
+  const int w = integer_sqrt(threads);
+  return {w, w};
+}
+
+std::string UserFamily::config_symbol(int config) const {
+  std::string params;
+  for (const auto& p : def.configs[std::size_t(config)].params)
+    params += fmt::format("{}{}={}", params.empty() ? "" : ",", p.name, p.value);
+  return def.name + "<" + params + ">";
+}
+
+std::string UserFamily::variant_symbol(int config, Block block) const {
+  return fmt::format("{}/{}x{}", config_symbol(config), block.x, block.y);
+}
+
+void register_user_family(KernelFamily family) {
+  validate(family);
+  UserFamily uf;
+  uf.def = std::move(family);
+  for (int c = 0; c < int(uf.def.configs.size()); ++c) {
+    uf.config_symbols.push_back(uf.config_symbol(c));
+    for (int j = 0; j < c; ++j)
+      if (uf.config_symbols[std::size_t(j)] == uf.config_symbols.back())
+        bad(uf.def.name, fmt::format("configurations {} and {} are both {}; give each "
+                                     "configuration its own parameter values",
+                                     j + 1, c + 1, uf.config_symbols.back()));
+  }
+  if (uf.blocks().empty())
+    bad(uf.def.name, fmt::format("no block of {} threads lies in min_threads..max_threads = "
+                                 "{}..{}; widen the range",
+                                 uf.def.block_rule == BlockRule::kSquare ? "4^k" : "2^k",
+                                 uf.def.min_threads, uf.def.max_threads));
+  for (int c = 0; c < int(uf.def.configs.size()); ++c) {
+    for (const Block b : uf.blocks()) {
+      kernels::VariantInfo v;
+      v.family = uf.def.name;
+      v.symbol = uf.variant_symbol(c, b);
+      for (const auto& p : uf.def.configs[std::size_t(c)].params)
+        v.params.push_back({p.name, int(p.value)});
+      v.params.push_back({block_param(uf.def.block_rule),
+                          uf.def.block_rule == BlockRule::kSquare ? b.x : b.threads()});
+      v.block_x = b.x;
+      v.block_y = b.y;
+      v.tile_m = v.tile_n = 1;  // unused: the family computes its grid (user_grid)
+      v.dynamic_smem = uf.def.smem(b, uf.def.configs[std::size_t(c)]);
+      uf.variants.push_back(std::move(v));
+      uf.variant_of.push_back({c, b});
+    }
+  }
+  std::lock_guard lock(families_mutex);
+  for (const UserFamily& other : registered())
+    if (other.def.name == uf.def.name)
+      bad(uf.def.name,
+          "registered twice; give each family its own name (a new version of a "
+          "kernel keeps its name and changes its version)");
+  // Throws once the registry is built, before the family is kept.
+  kernels::set_registry_extension(&extend_registry);
+  registered().push_back(std::move(uf));
+}
+
+void register_family(KernelFamily family) { register_user_family(std::move(family)); }
+
+const UserFamily* find_user_family(std::string_view name) {
+  std::lock_guard lock(families_mutex);
+  for (const UserFamily& f : registered())
+    if (f.def.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<const UserFamily*> user_families() {
+  std::lock_guard lock(families_mutex);
+  std::vector<const UserFamily*> out;
+  for (const UserFamily& f : registered()) out.push_back(&f);
+  return out;
+}
+
+std::string family_build_id(std::string_view family, std::string_view kernel_build_id) {
+  if (const UserFamily* f = find_user_family(family)) return "user:" + f->def.version;
+  return std::string(kernel_build_id);
+}
+
+double problem_flops(std::string_view family, Shape shape) {
+  const UserFamily* f = find_user_family(family);
+  if (!f) return shape.flops();
+  return f->def.flops ? f->def.flops(to_dims(*f, shape)) : 0.0;
+}
+
+Dims parse_problem(const UserFamily& family, std::string_view text) {
+  const auto& names = family.def.dims;
+  std::string expected;
+  for (const auto& d : names) expected += fmt::format("{}{}=4096", expected.empty() ? "" : ",", d);
+  auto wrong = [&](const std::string& why) -> Dims {
+    bad(family.def.name, fmt::format("problem '{}': {}; write every dimension once as "
+                                     "name=integer, e.g. --problem {}",
+                                     text, why, expected));
+  };
+  std::vector<std::optional<std::int64_t>> values(names.size());
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string_view item = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    const auto eq = item.find('=');
+    if (item.empty() || eq == std::string_view::npos)
+      return wrong(fmt::format("'{}' is not name=value", item));
+    const std::string_view name = item.substr(0, eq), digits = item.substr(eq + 1);
+    std::size_t i = 0;
+    while (i < names.size() && names[i] != name) ++i;
+    if (i == names.size())
+      return wrong(
+          fmt::format("'{}' is not one of its dimensions ({})", name, fmt::join(names, ", ")));
+    if (values[i]) return wrong(fmt::format("'{}' is given twice", name));
+    std::int64_t v = 0;
+    const bool decimal =
+        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (!decimal || ec != std::errc() || ptr != digits.data() + digits.size() || v < 1 ||
+        v > kMaxShapeSide)
+      return wrong(
+          fmt::format("{} = '{}' is not an integer in 1..{}", name, digits, kMaxShapeSide));
+    values[i] = v;
+  }
+  Dims d;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!values[i]) return wrong(fmt::format("dimension '{}' is missing", names[i]));
+    d.values.emplace_back(names[i], *values[i]);
+  }
+  return d;
+}
+
+Shape to_shape(const UserFamily& family, const Dims& problem) {
+  std::int64_t sides[kMaxUserDims] = {1, 1, 1};
+  for (std::size_t i = 0; i < family.def.dims.size(); ++i) {
+    const std::int64_t v = problem[family.def.dims[i]];
+    if (v < 1 || v > kMaxShapeSide)
+      bad(family.def.name,
+          fmt::format("dimension {} = {} is outside 1..{}", family.def.dims[i], v, kMaxShapeSide));
+    sides[i] = v;
+  }
+  return Shape{sides[0], sides[1], sides[2]};
+}
+
+Dims to_dims(const UserFamily& family, Shape shape) {
+  const std::int64_t sides[kMaxUserDims] = {shape.m, shape.n, shape.k};
+  Dims d;
+  for (std::size_t i = 0; i < family.def.dims.size(); ++i)
+    d.values.emplace_back(family.def.dims[i], sides[i]);
+  return d;
+}
+
+UserVariant parse_variant_name(const UserFamily& family, std::string_view text) {
+  const std::string example = family.variants.empty() ? "" : family.variants.front().symbol;
+  auto wrong = [&](const std::string& why) -> UserVariant {
+    bad(family.def.name, fmt::format("configuration name '{}' {}; write it as "
+                                     "{}<param=value,...>/XxY, e.g. {}",
+                                     text, why, family.def.name, example));
+  };
+  const auto slash = text.rfind('/');
+  if (text.substr(0, text.find('<')) != family.def.name)
+    return wrong(fmt::format("does not start with '{}<'", family.def.name));
+  if (slash == std::string_view::npos || text.substr(0, slash).back() != '>')
+    return wrong("has no '>/' before its block");
+  const std::string_view block = text.substr(slash + 1);
+  const auto x = block.find('x');
+  Block b;
+  auto number = [](std::string_view s, int& out) {
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return !s.empty() && ec == std::errc() && ptr == s.data() + s.size() && out >= 1;
+  };
+  if (x == std::string_view::npos || !number(block.substr(0, x), b.x) ||
+      !number(block.substr(x + 1), b.y))
+    return wrong(fmt::format("has block '{}', not XxY with two positive integers", block));
+  for (std::size_t i = 0; i < family.variants.size(); ++i)
+    if (family.variants[i].symbol == text) return family.variant_of[i];
+  return wrong("names no registered configuration and block of this family");
+}
+
+std::optional<UserVariant> user_variant(const kernels::VariantInfo& variant) {
+  const UserFamily* f = find_user_family(variant.family);
+  if (!f) return std::nullopt;
+  for (std::size_t i = 0; i < f->variants.size(); ++i)
+    if (f->variants[i].symbol == variant.symbol) return f->variant_of[i];
+  return std::nullopt;
+}
+
+std::optional<UserKernel> user_kernel(std::string_view symbol) {
+  int config = 0;
+  const UserFamily* f = family_of_symbol(symbol, &config);
+  if (!f) return std::nullopt;
+  // A function obtained at run time (e.g. compiled from source) is asked for once and kept;
+  // the family object itself is not const (it lives in registered()).
+  std::lock_guard lock(resolved_mutex);
+  auto& mutable_config = const_cast<KernelConfig&>(f->def.configs[std::size_t(config)]);
+  if (!mutable_config.function) mutable_config.function = mutable_config.resolve();
+  if (!mutable_config.function)
+    bad(f->def.name, fmt::format("configuration {} resolved to no function; make resolve() "
+                                 "return the kernel to launch",
+                                 f->config_symbols[std::size_t(config)]));
+  return UserKernel{mutable_config.function, &f->def.cuda};
+}
+
+std::optional<DeclaredResources> user_resources(std::string_view symbol) {
+  int config = 0;
+  const UserFamily* f = family_of_symbol(symbol, &config);
+  if (!f) return std::nullopt;
+  const KernelConfig& k = f->def.configs[std::size_t(config)];
+  return DeclaredResources{k.registers, k.static_smem};
+}
+
+Grid user_grid(const UserFamily& family, const UserVariant& variant, const Dims& problem) {
+  const Grid g =
+      family.def.grid(problem, family.def.configs[std::size_t(variant.config)], variant.block);
+  constexpr std::int64_t kMaxGridX = 2147483647, kMaxGridYZ = 65535;
+  if (g.x < 1 || g.y < 1 || g.z < 1 || g.x > kMaxGridX || g.y > kMaxGridYZ || g.z > kMaxGridYZ)
+    bad(family.def.name,
+        fmt::format("grid {}x{}x{} for {} with block {}x{} at problem {} is not a launchable "
+                    "grid (every side 1 or more, x at most {}, y and z at most {}); fix "
+                    "KernelFamily::grid",
+                    g.x, g.y, g.z, family.config_symbols[std::size_t(variant.config)],
+                    variant.block.x, variant.block.y, problem.str(), kMaxGridX, kMaxGridYZ));
+  return g;
+}
+
+}  // namespace occtune

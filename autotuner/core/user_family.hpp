@@ -1,0 +1,91 @@
+// The user kernel families of this process (occtune/kernel.hpp) as the engine sees them: each
+// registration validated, expanded into registry variants (configuration x admissible block),
+// and the translations between the user's words (problems "nx=4096,ny=4096", variant names
+// "reduce<ept=4>/256x1") and the engine's (Shape, VariantInfo). Host-only, no CUDA calls.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotuner/core/shape.hpp"
+#include "kernels/registry.hpp"
+#include "occtune/kernel.hpp"
+
+namespace occtune {
+
+// The store keys a problem by three sides; a user family's dimensions take them in declared
+// order, the sides it has no dimension for are 1 (docs/architecture.md, "User kernels").
+inline constexpr std::size_t kMaxUserDims = 3;
+
+struct UserVariant {
+  int config = 0;  // index into KernelFamily::configs
+  Block block;
+};
+
+struct UserFamily {
+  KernelFamily def;
+  std::vector<std::string> config_symbols;     // "reduce<ept=4>", one per configuration
+  std::vector<kernels::VariantInfo> variants;  // configuration x admissible block
+  std::vector<UserVariant> variant_of;         // parallel to variants
+
+  // The blocks the rule admits between min_threads and max_threads, smallest first.
+  std::vector<Block> blocks() const;
+  Block block_for_threads(int threads) const;  // the rule's block of `threads` threads
+  // "name<p=v,...>" of a configuration, and "name<p=v,...>/XxY" of a variant.
+  std::string config_symbol(int config) const;
+  std::string variant_symbol(int config, Block block) const;
+};
+
+// Validates and keeps `family`; throws Error(kUsage) naming the family, the value and the fix.
+// (occtune::register_family calls it.)
+void register_user_family(KernelFamily family);
+// The user family named `name`, or nullptr (also for built-in families).
+const UserFamily* find_user_family(std::string_view name);
+// Every registered user family, in registration order.
+std::vector<const UserFamily*> user_families();
+
+// What makes a stored result stale for a family: its version for a user family ("user:1.2"),
+// the kernel build id for a built-in one.
+std::string family_build_id(std::string_view family, std::string_view kernel_build_id);
+
+// Floating-point operations of one launch: the user family's work measure (0 without one), or
+// the GEMM's 2mnk for a built-in family.
+double problem_flops(std::string_view family, Shape shape);
+
+// "nx=4096,ny=4096" for `family`: every dimension once, decimal integers in [1, 2^31-1].
+// Throws Error(kUsage) naming the family, the value and the fix.
+Dims parse_problem(const UserFamily& family, std::string_view text);
+Shape to_shape(const UserFamily& family, const Dims& problem);
+Dims to_dims(const UserFamily& family, Shape shape);
+
+// The configuration and block a variant name stands for; throws Error(kUsage) naming the
+// family, the text and the fix when it does not parse or names no registered configuration.
+UserVariant parse_variant_name(const UserFamily& family, std::string_view text);
+// The user variant of a registry variant of a user family, or nullopt.
+std::optional<UserVariant> user_variant(const kernels::VariantInfo& variant);
+
+// The launchable function of a configuration symbol ("reduce<ept=4>") or a variant symbol
+// ("reduce<ept=4>/256x1"): KernelConfig::function, or what its resolve() returned (asked once),
+// with the family's CUDA hooks, through which every runtime call on it must go. nullopt when
+// the symbol is no user kernel's.
+struct UserKernel {
+  const void* function = nullptr;
+  const CudaHooks* cuda = nullptr;
+};
+std::optional<UserKernel> user_kernel(std::string_view symbol);
+// The registers and static shared memory a configuration declared (offline planning); nullopt
+// when the symbol is no user kernel's. {0, 0}: not declared.
+struct DeclaredResources {
+  int registers = 0;
+  int static_smem = 0;
+};
+std::optional<DeclaredResources> user_resources(std::string_view symbol);
+
+// The grid of a variant for a problem, as the family computes it; throws Error(kUsage) naming
+// the family, the configuration and the problem when a side is below 1 or above the limit.
+Grid user_grid(const UserFamily& family, const UserVariant& variant, const Dims& problem);
+
+}  // namespace occtune

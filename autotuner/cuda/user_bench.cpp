@@ -1,0 +1,233 @@
+// UserBench (autotuner/cuda/user_bench.hpp).
+#include "autotuner/cuda/user_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/device_fill.cuh"
+#include "autotuner/cuda/launch_sampler.cuh"
+
+namespace occtune::cuda {
+
+double compare_outputs(const std::vector<float>& out, const std::vector<float>& ref,
+                       Comparison::Norm norm) {
+  double diff = 0, size = 0;
+  for (std::size_t i = 0; i < out.size() && i < ref.size(); ++i) {
+    const double d = double(out[i]) - double(ref[i]);
+    if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+    if (norm == Comparison::Norm::kMaxAbsolute) {
+      diff = std::max(diff, std::fabs(d));
+    } else {
+      diff += d * d;
+      size += double(ref[i]) * double(ref[i]);
+    }
+  }
+  if (norm == Comparison::Norm::kMaxAbsolute) return diff;
+  if (size == 0) return diff == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(diff / size);
+}
+
+struct UserBench::Impl {
+  DeviceInfo device;
+  const UserFamily* family = nullptr;
+  Dims problem;
+  TimingPolicy policy;
+  std::unique_ptr<LaunchSampler> sampler;
+  std::vector<Buffer> specs;
+  std::vector<float*> buffers;               // device, in declared order
+  std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
+  double flops = 0;
+
+  ~Impl() {
+    for (float* p : buffers)
+      if (p) OCCTUNE_CUDA_CHECK_NOTHROW(cudaFree(p));
+  }
+
+  [[noreturn]] void bad(const std::string& what) const {
+    fail(ExitCode::kUsage,
+         fmt::format("kernel family '{}' at {}: {}", family->def.name, problem.str(), what));
+  }
+
+  LaunchArgs args_for(const Candidate& c, const void* function) const {
+    const auto uv = *user_variant(*c.variant);
+    LaunchArgs a;
+    a.problem = &problem;
+    a.config = &family->def.configs[std::size_t(uv.config)];
+    a.function = function;
+    a.block = uv.block;
+    a.grid = {c.grid_x, c.grid_y, c.grid_z};
+    a.dynamic_smem = c.dynamic_smem;
+    a.stream = sampler->stream();
+    a.buffers = buffers;
+    return a;
+  }
+
+  // The function of a candidate, opted in to its dynamic shared memory above 48 KiB (through
+  // the family's hooks: the function belongs to the program's CUDA runtime).
+  cudaError_t prepare(const Candidate& c, const void*& function) const {
+    const auto kernel = user_kernel(c.variant->symbol);
+    if (!kernel) return cudaErrorInvalidDeviceFunction;
+    function = kernel->function;
+    if (c.dynamic_smem <= 48 * 1024) return cudaSuccess;
+    return cudaError_t(kernel->cuda->set_max_dynamic_smem(function, int(c.dynamic_smem)));
+  }
+};
+
+UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape shape,
+                     const TimingPolicy& policy)
+    : impl_(std::make_unique<Impl>()) {
+  auto& s = *impl_;
+  s.device = device;
+  s.family = &family;
+  s.problem = to_dims(family, shape);
+  s.policy = policy;
+  s.specs = family.def.buffers(s.problem);
+  if (s.specs.empty()) s.bad("buffers() returned no buffer; return its inputs and outputs");
+  std::uint64_t bytes = 2 * std::uint64_t(device.l2_bytes) + (64ull << 20);
+  bool any_output = false;
+  for (const auto& b : s.specs) {
+    if (b.count == 0)
+      s.bad(fmt::format("buffer '{}' has 0 elements; give every buffer a size", b.name));
+    if (!(b.low < b.high))
+      s.bad(fmt::format("buffer '{}' fills from [{}, {}), an empty range; set low < high", b.name,
+                        b.low, b.high));
+    any_output |= b.role == Buffer::Role::kOutput;
+    bytes += std::uint64_t(b.count) * sizeof(float);
+  }
+  if (!any_output)
+    s.bad(
+        "no buffer is an output, so nothing can be checked; mark the results "
+        "Buffer::Role::kOutput");
+  if (family.def.flops) s.flops = family.def.flops(s.problem);
+
+  OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
+  size_t free_bytes = 0, total_bytes = 0;
+  OCCTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes > free_bytes)
+    s.bad(
+        fmt::format("its buffers and a 2x L2 flush buffer need {:.2f} GiB but {} has {:.2f} GiB "
+                    "free; choose a smaller problem",
+                    double(bytes) / (1ull << 30), device.uuid, double(free_bytes) / (1ull << 30)));
+  s.sampler = std::make_unique<LaunchSampler>(device, policy);
+  std::vector<std::vector<float>> host(s.specs.size());
+  for (std::size_t i = 0; i < s.specs.size(); ++i) {
+    const Buffer& b = s.specs[i];
+    float* p = nullptr;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&p, b.count * sizeof(float)));
+    s.buffers.push_back(p);
+    host[i].assign(b.count, std::numeric_limits<float>::quiet_NaN());
+    if (b.role == Buffer::Role::kScratch)  // never read before written, if the kernel is right
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0xff, b.count * sizeof(float), s.sampler->stream()));
+    if (b.role == Buffer::Role::kInput) {
+      // One seed per buffer, so two inputs of one size never hold the same values.
+      OCCTUNE_CUDA_CHECK(fill_uniform(p, b.count, policy.seed + 0x5bd1e995ull * i, b.low, b.high,
+                                      device.sm_count * 8, s.sampler->stream()));
+      OCCTUNE_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), p, b.count * sizeof(float),
+                                         cudaMemcpyDeviceToHost, s.sampler->stream()));
+    }
+  }
+  OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.sampler->stream()));
+  family.def.reference(s.problem, host);
+  s.expected.resize(s.specs.size());
+  for (std::size_t i = 0; i < s.specs.size(); ++i) {
+    if (s.specs[i].role != Buffer::Role::kOutput) continue;
+    if (host[i].size() != s.specs[i].count)
+      s.bad(
+          fmt::format("the reference resized buffer '{}' to {} elements (declared {}); write "
+                      "the outputs in place",
+                      s.specs[i].name, host[i].size(), s.specs[i].count));
+    s.expected[i] = std::move(host[i]);
+  }
+}
+
+UserBench::~UserBench() = default;
+
+const UserFamily& UserBench::family() const { return *impl_->family; }
+
+Measurement UserBench::check(const Candidate& candidate) {
+  auto& s = *impl_;
+  Measurement m;
+  m.candidate = candidate;
+  m.flops = s.flops;
+  if (s.sampler->lost) {
+    m.outcome = Outcome::kCrashed;
+    m.error = LaunchSampler::kNotRun;
+    return m;
+  }
+  if (!candidate.rejection.empty()) {
+    m.outcome = Outcome::kExceedsLimits;
+    m.error = candidate.rejection;
+    return m;
+  }
+  if (candidate.variant->family != s.family->def.name || !user_variant(*candidate.variant)) {
+    m.outcome = Outcome::kInvalidConfig;
+    m.error = fmt::format("{} is not a configuration of {}, whose problem is open",
+                          candidate.variant->symbol, s.family->def.name);
+    return m;
+  }
+  const void* function = nullptr;
+  cudaError_t err = s.prepare(candidate, function);
+  const cudaStream_t stream = s.sampler->stream();
+  for (std::size_t i = 0; err == cudaSuccess && i < s.specs.size(); ++i)
+    if (s.specs[i].role == Buffer::Role::kOutput)
+      OCCTUNE_CUDA_CHECK(
+          cudaMemsetAsync(s.buffers[i], 0xff, s.specs[i].count * sizeof(float), stream));
+  if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(s.args_for(candidate, function)));
+  if (err != cudaSuccess) {
+    m.outcome = classify_launch_error(err);
+    m.error = describe(err);
+    return m;
+  }
+  if (auto sync = cudaStreamSynchronize(stream); sync != cudaSuccess) {
+    // Illegal addresses and traps surface here and are sticky (see ShapeBench::check).
+    s.sampler->lost = true;
+    m.outcome = Outcome::kCrashed;
+    m.error = describe(sync);
+    return m;
+  }
+  double worst = 0;
+  std::string where;
+  std::vector<float> out;
+  for (std::size_t i = 0; i < s.specs.size(); ++i) {
+    if (s.specs[i].role != Buffer::Role::kOutput) continue;
+    out.resize(s.specs[i].count);
+    OCCTUNE_CUDA_CHECK(
+        cudaMemcpy(out.data(), s.buffers[i], out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const double e = compare_outputs(out, s.expected[i], s.family->def.compare.norm);
+    if (std::isnan(e) || e > worst || where.empty()) {
+      worst = e;
+      where = s.specs[i].name;
+    }
+    if (std::isnan(e)) break;
+  }
+  m.rel_error = worst;
+  if (!(worst <= s.family->def.compare.tolerance)) {
+    m.outcome = Outcome::kWrongResult;
+    m.error = fmt::format("output '{}': {} {:.3g} exceeds the family's tolerance {:.3g}", where,
+                          s.family->def.compare.norm == Comparison::Norm::kMaxAbsolute
+                              ? "largest absolute difference"
+                              : "relative Frobenius error",
+                          worst, s.family->def.compare.tolerance);
+  }
+  return m;
+}
+
+SampleBatch UserBench::samples(const Candidate& candidate, int count) {
+  auto& s = *impl_;
+  if (auto refused = s.sampler->refused_batch()) return *refused;
+  SampleBatch batch;
+  const void* function = nullptr;
+  if (auto err = s.prepare(candidate, function); err != cudaSuccess) {
+    batch.outcome = classify_launch_error(err);
+    batch.error = describe(err);
+    return batch;
+  }
+  const LaunchArgs args = s.args_for(candidate, function);
+  auto launch = [&] { return cudaError_t(s.family->def.launch(args)); };
+  return s.sampler->candidate_samples(candidate.variant->symbol, launch, count);
+}
+
+}  // namespace occtune::cuda

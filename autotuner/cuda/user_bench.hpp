@@ -1,0 +1,41 @@
+// Measures the candidates of a user kernel family (occtune/kernel.hpp) on one problem: the
+// family's buffers allocated, its inputs filled with seeded random values, its host reference
+// computed once on copies of them, every output NaN-poisoned before each checked launch and
+// compared with the family's norm and tolerance; samples timed like a GEMM's (LaunchSampler).
+#pragma once
+
+#include <memory>
+
+#include "autotuner/core/backend.hpp"
+#include "autotuner/core/device_info.hpp"
+#include "autotuner/core/measurement.hpp"
+#include "autotuner/core/shape.hpp"
+#include "autotuner/core/user_family.hpp"
+
+namespace occtune::cuda {
+
+class UserBench {
+ public:
+  // Throws Error(kUsage) naming the family when its buffers are not usable (none, no output, an
+  // empty one) or do not fit in the device's free memory.
+  UserBench(const DeviceInfo& device, const UserFamily& family, Shape problem,
+            const TimingPolicy& policy);
+  ~UserBench();
+  UserBench(const UserBench&) = delete;
+  UserBench& operator=(const UserBench&) = delete;
+
+  Measurement check(const Candidate& candidate);
+  SampleBatch samples(const Candidate& candidate, int count);
+  const UserFamily& family() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The relative Frobenius error (or the largest absolute difference) of `out` against `ref`;
+// NaN when `out` holds a NaN. Host-side, shared with the unit tests.
+double compare_outputs(const std::vector<float>& out, const std::vector<float>& ref,
+                       Comparison::Norm norm);
+
+}  // namespace occtune::cuda

@@ -1,0 +1,143 @@
+// Registering your own CUDA kernels with occtune (docs/user-kernels.md): a kernel family is a
+// name and a version, named integer problem dimensions, the compiled configurations (one
+// __global__ function each), their shared memory as a function of the block, the grid, the
+// buffers and a reference. occtune::main (occtune/main.hpp) then tunes it like a built-in family,
+// and occtune::launch (occtune/launch.hpp) launches the tuned winner. C++17, no CUDA headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "occtune/error.hpp"
+#include "occtune/model.hpp"
+
+namespace occtune {
+
+// A problem of a user family: named integer dimensions in the family's declared order
+// ({"nx", 4096}, {"ny", 4096}). Written "nx=4096,ny=4096" on the command line (--problem).
+struct Dims {
+  std::vector<std::pair<std::string, std::int64_t>> values;
+
+  // The value of `name`; throws Error(kUsage) naming it and the dimensions there are.
+  std::int64_t operator[](const std::string& name) const;
+  std::string str() const;  // "nx=4096,ny=4096"
+};
+
+// How the occupancy API's block size becomes a block (docs/architecture.md, "User kernels").
+enum class BlockRule {
+  kLinear,  // 1D: threads snapped down to a power of two, block (threads, 1)
+  kSquare,  // square 2D: threads snapped down to a power of four, block (w, w), w = sqrt(threads)
+};
+
+struct Block {
+  int x = 1, y = 1;
+  int threads() const { return x * y; }
+};
+
+struct Grid {
+  std::int64_t x = 1, y = 1, z = 1;
+};
+
+// One compiled configuration of a family: its parameter values and the function that
+// implements them. The function is what cudaLaunchKernel and cudaFuncGetAttributes take: a
+// __global__ function's address (`reinterpret_cast<const void*>(&stencil<16>)`) or a handle
+// obtained at run time (a cudaKernel_t from cudaLibraryGetKernel); `resolve`, when set instead,
+// is asked for it the first time it is needed, in the process that runs the GPU work.
+struct KernelConfig {
+  std::vector<Param> params;  // e.g. {{"ept", 4}}; names unique, values any integer
+  const void* function = nullptr;
+  std::function<const void*()> resolve;
+  // What ptxas reported for this function (nvcc --resource-usage), for offline planning
+  // (`plan --profile`); 0: unknown, and offline planning of the family says so.
+  int registers = 0;
+  int static_smem = 0;
+
+  // The value of parameter `name`; throws Error(kUsage) naming it.
+  std::int64_t param(const std::string& name) const;
+};
+
+// A device buffer of `count` floats that occtune allocates for tuning. Inputs are filled with
+// seeded uniform values in [low, high); outputs are poisoned with NaN before every checked
+// launch, so an element the kernel never writes fails the check; scratch buffers (a kernel's
+// workspace, e.g. per-block partial results) are allocated and neither filled nor compared.
+struct Buffer {
+  enum class Role { kInput, kOutput, kScratch };
+  std::string name;
+  std::size_t count = 0;
+  Role role = Role::kInput;
+  float low = -1.0f, high = 1.0f;
+};
+
+// What a family's launch function is handed: the buffers in declared order, the problem, the
+// configuration with its function, and the block, grid, dynamic shared memory and stream to
+// launch with. occtune/launch.cuh's launch_kernel() turns it into a cudaLaunchKernel call.
+struct LaunchArgs {
+  const Dims* problem = nullptr;
+  const KernelConfig* config = nullptr;
+  const void* function = nullptr;  // config->function, or what config->resolve returned
+  Block block;
+  Grid grid;
+  std::size_t dynamic_smem = 0;
+  void* stream = nullptr;  // a cudaStream_t
+  std::vector<float*> buffers;
+};
+
+// The CUDA runtime calls occtune makes on a configuration's function, compiled into the
+// program's own .cu code (`family.cuda = occtune::cuda_hooks();` from occtune/launch.cuh): a
+// __global__ function is known only to the CUDA runtime linked into the program that defines
+// it, which is not the one inside libocctune. Each returns the cudaError_t as an int.
+struct CudaHooks {
+  int (*attributes)(const void* function, int* registers, int* static_smem,
+                    int* max_threads) = nullptr;
+  int (*max_active_blocks)(const void* function, int threads, std::size_t dynamic_smem,
+                           int* blocks) = nullptr;
+  int (*set_max_dynamic_smem)(const void* function, int bytes) = nullptr;
+};
+
+// How an output is compared with the reference's. A result outside the tolerance is
+// `wrong_result` and never wins.
+struct Comparison {
+  enum class Norm {
+    kRelativeFrobenius,  // ||out - ref|| / ||ref|| over every output element
+    kMaxAbsolute,        // max |out - ref|
+  };
+  Norm norm = Norm::kRelativeFrobenius;
+  double tolerance = 1e-5;
+};
+
+struct KernelFamily {
+  std::string name;     // [a-z0-9_], unique among every family (built-in ones included)
+  std::string version;  // part of the cache key: change it when the kernel changes
+  std::string description;
+  std::vector<std::string> dims;  // the problem's dimensions, 1 to 3 names, e.g. {"nx", "ny"}
+  std::vector<KernelConfig> configs;
+  BlockRule block_rule = BlockRule::kSquare;
+  int min_threads = 16;    // the smallest block the kernel accepts (threads)
+  int max_threads = 1024;  // the largest
+  // Dynamic shared memory in bytes for a block; fed to the occupancy API.
+  std::function<std::size_t(Block block, const KernelConfig& config)> smem;
+  std::function<Grid(const Dims& problem, const KernelConfig& config, Block block)> grid;
+  // The buffers a problem needs, inputs and outputs, in the order launch sees them.
+  std::function<std::vector<Buffer>(const Dims& problem)> buffers;
+  // Launches one configuration asynchronously; returns the cudaError_t as an int (0: success).
+  std::function<int(const LaunchArgs& args)> launch;
+  CudaHooks cuda;  // occtune::cuda_hooks() (occtune/launch.cuh)
+  // The expected outputs, computed on the host: `host` holds every buffer in declared order,
+  // inputs filled as on the device; the reference writes the outputs.
+  std::function<void(const Dims& problem, std::vector<std::vector<float>>& host)> reference;
+  Comparison compare;
+  // Optional work measure: floating-point operations of one launch, for GFLOP/s in tables.
+  std::function<double(const Dims& problem)> flops;
+};
+
+// Registers `family` for this process: tuning through occtune::main and launching through
+// occtune::launch. Register every family before occtune::main or the first lookup or launch.
+// Throws Error(kUsage) naming the family, the value and the fix for a bad registration (no
+// reference, no configurations, a duplicate name, a dimension or parameter spelt twice, ...).
+void register_family(KernelFamily family);
+
+}  // namespace occtune

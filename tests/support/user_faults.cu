@@ -1,0 +1,65 @@
+// A tuning harness with planted faults for the user-kernel GPU test (tests/gpu/user_faults.sh):
+// one family "ufaults" whose configurations copy their input correctly (mode 0), write a wrong
+// result (1), write through a bad address (2) or never finish (3). Its version is
+// $UFAULTS_VERSION (default 1), so the test can change it between tune and query; with
+// $UFAULTS_NO_REFERENCE set it registers without a reference (refused: exit 2).
+#include <occtune/launch.cuh>
+#include <occtune/main.hpp>
+
+#include <cstdlib>
+#include <utility>
+
+namespace {
+
+template <int MODE>
+__global__ void ufaults_kernel(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (MODE == 3 && i == 0)
+    while (clock64() >= 0) {  // never false: a hang the worker's timeout must end
+    }
+  if (MODE == 2 && i == 0) *reinterpret_cast<volatile float*>(8) = 1.0f;  // illegal address
+  if (i < n) out[i] = MODE == 1 ? in[i] + 1.0f : in[i];
+}
+
+occtune::KernelFamily family() {
+  occtune::KernelFamily f;
+  f.name = "ufaults";
+  const char* version = std::getenv("UFAULTS_VERSION");
+  f.version = version && *version ? version : "1";
+  f.dims = {"n"};
+  f.configs = {{{{"mode", 0}}, occtune::kernel_function(&ufaults_kernel<0>)},
+               {{{"mode", 1}}, occtune::kernel_function(&ufaults_kernel<1>)},
+               {{{"mode", 2}}, occtune::kernel_function(&ufaults_kernel<2>)},
+               {{{"mode", 3}}, occtune::kernel_function(&ufaults_kernel<3>)}};
+  f.block_rule = occtune::BlockRule::kLinear;
+  f.min_threads = f.max_threads = 256;
+  f.smem = [](occtune::Block, const occtune::KernelConfig&) { return std::size_t(0); };
+  f.grid = [](const occtune::Dims& p, const occtune::KernelConfig&, occtune::Block b) {
+    return occtune::Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
+  };
+  f.buffers = [](const occtune::Dims& p) {
+    const auto n = std::size_t(p["n"]);
+    return std::vector<occtune::Buffer>{{"in", n, occtune::Buffer::Role::kInput},
+                                        {"out", n, occtune::Buffer::Role::kOutput}};
+  };
+  f.launch = [](const occtune::LaunchArgs& a) {
+    return occtune::launch_kernel(a, static_cast<const float*>(a.buffers[0]), a.buffers[1],
+                                  int((*a.problem)["n"]));
+  };
+  f.reference = [](const occtune::Dims&, std::vector<std::vector<float>>& host) {
+    host[1] = host[0];
+  };
+  f.compare = {occtune::Comparison::Norm::kMaxAbsolute, 0.0001};
+  f.cuda = occtune::cuda_hooks();
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return occtune::main(argc, argv, [] {
+    occtune::KernelFamily f = family();
+    if (std::getenv("UFAULTS_NO_REFERENCE")) f.reference = nullptr;  // a bad registration
+    occtune::register_family(std::move(f));
+  });
+}

@@ -1,0 +1,362 @@
+// User kernel families (issue #13) without a GPU: every bad registration refused with the
+// family, the value and the fix; problems and configuration names parsed and refused; the
+// families in the kernel registry; planning offline against a device profile (the textbook walk
+// with the family's shared memory, its grid, device limits); the CLI's --problem rules.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "autotuner/cli/user_problem.hpp"
+#include "autotuner/core/device_profile.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
+#include "autotuner/core/user_family.hpp"
+#include "autotuner/core/user_plan.hpp"
+#include "autotuner/cuda/user_bench.hpp"
+#include "kernels/registry.hpp"
+
+namespace occtune {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// Stand-ins: no GPU work runs here, but a configuration needs a function and hooks.
+const char kFakeKernel[1] = {};
+int fake_attributes(const void*, int*, int*, int*) { return 0; }
+int fake_active(const void*, int, std::size_t, int*) { return 0; }
+int fake_smem(const void*, int) { return 0; }
+
+KernelFamily valid(const std::string& name) {
+  KernelFamily f;
+  f.name = name;
+  f.version = "1";
+  f.dims = {"nx", "ny"};
+  f.configs = {{{{"rows", 1}}, kFakeKernel, {}, 32, 0}, {{{"rows", 2}}, kFakeKernel, {}, 31, 0}};
+  f.smem = [](Block b, const KernelConfig& c) {
+    return std::size_t(b.x + 2) * std::size_t(b.y * c.param("rows") + 2) * sizeof(float);
+  };
+  f.grid = [](const Dims& p, const KernelConfig& c, Block b) {
+    const std::int64_t rows = b.y * c.param("rows");
+    return Grid{(p["nx"] + b.x - 1) / b.x, (p["ny"] + rows - 1) / rows, 1};
+  };
+  f.buffers = [](const Dims& p) {
+    return std::vector<Buffer>{{"in", std::size_t(p["nx"] * p["ny"]), Buffer::Role::kInput},
+                               {"out", std::size_t(p["nx"] * p["ny"]), Buffer::Role::kOutput}};
+  };
+  f.launch = [](const LaunchArgs&) { return 0; };
+  f.reference = [](const Dims&, std::vector<std::vector<float>>&) {};
+  f.cuda = {&fake_attributes, &fake_active, &fake_smem};
+  return f;
+}
+
+// Registered before anything reads the kernel registry (which is built once, at first use).
+const bool registered = [] {
+  register_family(valid("ustencil"));
+  KernelFamily linear = valid("ureduce");
+  linear.dims = {"n"};
+  linear.block_rule = BlockRule::kLinear;
+  linear.min_threads = 32;
+  linear.configs = {{{{"ept", 4}}, kFakeKernel, {}, 0, 0}};  // no register count declared
+  linear.smem = [](Block b, const KernelConfig&) { return std::size_t(b.threads()) * 4; };
+  linear.grid = [](const Dims& p, const KernelConfig&, Block b) {
+    return Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
+  };
+  register_family(linear);
+  KernelFamily huge = valid("uhuge");  // needs 1 GiB of shared memory at every block
+  huge.smem = [](Block, const KernelConfig&) { return std::size_t(1) << 30; };
+  register_family(huge);
+  KernelFamily zero = valid("uzerogrid");  // a grid of zero blocks for every problem
+  zero.grid = [](const Dims&, const KernelConfig&, Block) { return Grid{0, 1, 1}; };
+  register_family(zero);
+  return true;
+}();
+
+// The message of the Error(kUsage) `register_family(f)` throws.
+std::string refusal(KernelFamily f) {
+  try {
+    register_family(std::move(f));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "the registration was accepted";
+  return "";
+}
+
+TEST(UserKernelRegistration, EveryBadInputNamesTheFamilyTheValueAndTheFix) {
+  KernelFamily f = valid("bad1");
+  f.reference = nullptr;
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'bad1'"), HasSubstr("no reference"),
+                                HasSubstr("set KernelFamily::reference")));
+  f = valid("bad1");
+  f.configs.clear();
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'bad1'"), HasSubstr("no configurations")));
+  f = valid("Bad Name");
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'Bad Name'"), HasSubstr("a-z, 0-9 and _")));
+  f = valid("bad1");
+  f.version = "1 beta";
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'bad1'"), HasSubstr("version '1 beta'")));
+  f = valid("bad1");
+  f.dims = {"nx", "nx"};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'bad1'"), HasSubstr("'nx' is named twice")));
+  f = valid("bad1");
+  f.dims = {"a", "b", "c", "d"};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("4 problem dimensions"), HasSubstr("1 to 3")));
+  f = valid("bad1");
+  f.configs[1].function = nullptr;
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("configuration 2 has no function"),
+                                HasSubstr("KernelConfig::function")));
+  f = valid("bad1");
+  f.configs[1].params = {{"rows", 1}};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("configurations 1 and 2 are both bad1<rows=1>")));
+  f = valid("bad1");
+  f.configs[1].params = {{"cols", 2}};
+  EXPECT_THAT(refusal(f), HasSubstr("configuration 2 names other parameters"));
+  f = valid("bad1");
+  f.configs[0].params = {{"tile", 2}};
+  f.configs[1].params = {{"tile", 4}};
+  EXPECT_THAT(refusal(f), HasSubstr("'tile' is reserved"));
+  f = valid("bad1");
+  f.cuda = {};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("no CUDA hooks"), HasSubstr("occtune::cuda_hooks()")));
+  f = valid("bad1");
+  f.compare.tolerance = 0;
+  EXPECT_THAT(refusal(f), HasSubstr("tolerance 0 must be a positive number"));
+  f = valid("bad1");
+  f.min_threads = 2048;
+  EXPECT_THAT(refusal(f), HasSubstr("block sizes 2048..1024"));
+  f = valid("bad1");
+  f.grid = nullptr;
+  EXPECT_THAT(refusal(f), HasSubstr("no grid function"));
+}
+
+TEST(UserKernelRegistration, ADuplicateNameIsRefused) {
+  EXPECT_THAT(refusal(valid("ustencil")),
+              AllOf(HasSubstr("'ustencil'"), HasSubstr("registered twice")));
+}
+
+TEST(UserKernelRegistration, ABuiltInNameIsRefusedWhenTheRegistryIsBuilt) {
+  // The registry is built once per process, so this runs in a child process of its own.
+  EXPECT_EXIT(
+      {
+        try {
+          register_family(valid("naive"));
+          kernels::find_family("naive");
+        } catch (const Error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::_Exit(int(e.code()));
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(2),
+      "kernel family 'naive' is registered twice \\(a built-in family has that name\\)");
+}
+
+TEST(UserKernelRegistration, FamiliesJoinTheRegistryAsConfigurationTimesBlock) {
+  const auto* info = kernels::find_family("ustencil");
+  ASSERT_NE(info, nullptr);
+  // Square blocks 4x4 (16 threads) .. 32x32, for each of the two configurations.
+  const auto variants = kernels::variants_of("ustencil");
+  ASSERT_EQ(variants.size(), 8u);
+  EXPECT_EQ(variants[0]->symbol, "ustencil<rows=1>/4x4");
+  EXPECT_EQ(variants[7]->symbol, "ustencil<rows=2>/32x32");
+  EXPECT_EQ(variants[7]->label(), "rows=2,tile=32");
+  EXPECT_EQ(variants[7]->dynamic_smem, 34u * 66u * 4u);  // (bx+2)(by*rows+2) floats
+  const auto linear = kernels::variants_of("ureduce");
+  ASSERT_EQ(linear.size(), 6u);  // 32 .. 1024 threads
+  EXPECT_EQ(linear[0]->symbol, "ureduce<ept=4>/32x1");
+  EXPECT_EQ(linear[0]->label(), "ept=4,threads=32");
+  EXPECT_THAT(kernels::family_names(), HasSubstr("ustencil"));
+}
+
+TEST(UserKernelRegistration, RegisteringAfterTheRegistryIsBuiltIsRefused) {
+  kernels::families();
+  EXPECT_THAT(refusal(valid("late")), HasSubstr("before occtune::main"));
+}
+
+TEST(UserKernelKey, TheVersionIsTheBuildIdOfAUserFamily) {
+  EXPECT_EQ(family_build_id("ustencil", "abc123"), "user:1");
+  EXPECT_EQ(family_build_id("tiled_dynamic", "abc123"), "abc123");
+}
+
+TEST(UserKernelProblem, ParsesEveryDimensionOnceAsAnInteger) {
+  const UserFamily& f = *find_user_family("ustencil");
+  const Dims d = parse_problem(f, "ny=2048,nx=4096");
+  EXPECT_EQ(d.str(), "nx=4096,ny=2048");
+  EXPECT_EQ(to_shape(f, d), (Shape{4096, 2048, 1}));
+  EXPECT_EQ(to_dims(f, Shape{4096, 2048, 1}).str(), "nx=4096,ny=2048");
+  auto refused = [&](const std::string& text) {
+    try {
+      parse_problem(f, text);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("'ustencil'"), HasSubstr("'" + text + "'"),
+                                  HasSubstr("--problem nx=4096,ny=4096")));
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << text << " was accepted";
+    return std::string();
+  };
+  EXPECT_THAT(refused("nx=4096"), HasSubstr("dimension 'ny' is missing"));
+  EXPECT_THAT(refused("nx=4k,ny=1"), HasSubstr("nx = '4k' is not an integer"));
+  EXPECT_THAT(refused("nx=0,ny=1"), HasSubstr("nx = '0' is not an integer in 1.."));
+  EXPECT_THAT(refused("nx=-5,ny=1"), HasSubstr("is not an integer"));
+  EXPECT_THAT(refused("nx=99999999999,ny=1"), HasSubstr("is not an integer in 1..2147483647"));
+  EXPECT_THAT(refused("nx=1,ny=1,nz=1"), HasSubstr("'nz' is not one of its dimensions (nx, ny)"));
+  EXPECT_THAT(refused("nx=1,nx=2,ny=1"), HasSubstr("'nx' is given twice"));
+  EXPECT_THAT(refused("nx=1,,ny=1"), HasSubstr("'' is not name=value"));
+  EXPECT_THAT(refused(""), HasSubstr("is not name=value"));
+}
+
+TEST(UserKernelProblem, ConfigurationNamesParseOrSayHow) {
+  const UserFamily& f = *find_user_family("ustencil");
+  const UserVariant v = parse_variant_name(f, "ustencil<rows=2>/16x16");
+  EXPECT_EQ(v.config, 1);
+  EXPECT_EQ(v.block.x, 16);
+  EXPECT_EQ(v.block.y, 16);
+  for (const std::string text :
+       {"ustencil<rows=2>", "ustencil<rows=2>/16", "ustencil<rows=2>/16xy", "stencil<rows=2>/16x16",
+        "ustencil<rows=3>/16x16", "ustencil<rows=2>/16x8", ""}) {
+    try {
+      parse_variant_name(f, text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("'ustencil'"), HasSubstr("'" + text + "'"),
+                                  HasSubstr("e.g. ustencil<rows=1>/4x4")));
+    }
+  }
+}
+
+TEST(UserKernelPlan, OfflineAgainstAProfileWalksTheTextbookMethodPerConfiguration) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  const Plan plan =
+      plan_family(*kernels::find_family("ustencil"), h100, Shape{4096, 4096, 1}, oracle);
+  ASSERT_FALSE(plan.candidates.empty());
+  // Per configuration the walk starts at the textbook answer and lowers the limit: powers of
+  // four, descending, never below min_threads (16).
+  int previous = 0, config_starts = 0;
+  for (const Candidate& c : plan.candidates) {
+    EXPECT_EQ(c.origin, "occupancy-api");
+    EXPECT_EQ(c.threads, snap_to_power_of_four(c.threads));
+    EXPECT_GE(c.threads, 16);
+    if (c.step == 1) {
+      ++config_starts;
+      EXPECT_EQ(c.suggested_block, oracle.max_potential_block_size(
+                                       c.variant->symbol.substr(0, c.variant->symbol.find('/')),
+                                       [&](int t) {
+                                         const int w = integer_sqrt(t);
+                                         return std::size_t(w + 2) *
+                                                std::size_t(w * c.variant->param("rows") + 2) * 4;
+                                       },
+                                       1024));
+    } else {
+      EXPECT_LT(c.threads, previous);
+    }
+    previous = c.threads;
+    // Annotated with the family's grid, the device's occupancy and waves.
+    const std::int64_t rows = c.variant->block_y * c.variant->param("rows");
+    EXPECT_EQ(c.grid_x, (4096 + c.variant->block_x - 1) / c.variant->block_x);
+    EXPECT_EQ(c.grid_y, (4096 + rows - 1) / rows);
+    EXPECT_EQ(c.dynamic_smem, std::size_t(c.variant->block_x + 2) * std::size_t(rows + 2) * 4);
+    EXPECT_GT(c.active_blocks_per_sm, 0);
+    EXPECT_EQ(
+        c.active_blocks_per_sm,
+        oracle.active_blocks(c.variant->symbol, c.threads, c.dynamic_smem).active_blocks_per_sm);
+    EXPECT_GT(c.occupancy, 0);
+    EXPECT_FALSE(c.limiter.empty());
+    EXPECT_NEAR(c.waves, double(c.grid_blocks()) / (c.active_blocks_per_sm * h100.sm_count), 1e-12);
+    EXPECT_TRUE(c.rejection.empty()) << c.rejection;
+  }
+  EXPECT_EQ(config_starts, 2);
+  // 32 registers, (32+2)^2 floats: the textbook answer is the full 1024-thread block.
+  EXPECT_EQ(plan.candidates.front().threads, 1024);
+}
+
+TEST(UserKernelPlan, ALinearFamilyWithoutRegisterCountsCannotBePlannedOffline) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  try {
+    plan_family(*kernels::find_family("ureduce"), h100, Shape{1 << 20, 1, 1}, oracle);
+    ADD_FAILURE() << "planned without register counts";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("ureduce<ept=4>"), HasSubstr("no register count"),
+                                HasSubstr("KernelConfig::registers"), HasSubstr("--device N")));
+  }
+}
+
+TEST(UserKernelPlan, SharedMemoryAboveTheLimitForEveryBlockIsRefusedBeforeAnyLaunch) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  try {
+    plan_family(*kernels::find_family("uhuge"), h100, Shape{64, 64, 1}, oracle);
+    ADD_FAILURE() << "planned a family no block of which fits";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("'uhuge'"), HasSubstr("1073741824 B"),
+                                HasSubstr(std::to_string(h100.shared_mem_per_block_optin)),
+                                HasSubstr("make KernelFamily::smem smaller")));
+  }
+}
+
+TEST(UserKernelPlan, AGridOfZeroIsRefusedBeforeAnyLaunch) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  try {
+    plan_family(*kernels::find_family("uzerogrid"), h100, Shape{64, 64, 1}, oracle);
+    ADD_FAILURE() << "planned a grid of zero";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("'uzerogrid'"), HasSubstr("grid 0x1x1"),
+                                HasSubstr("nx=64,ny=64"), HasSubstr("fix KernelFamily::grid")));
+  }
+}
+
+TEST(UserKernelCli, ProblemFlagsBecomeShapesOrSayWhatIsWrong) {
+  std::vector<std::string> kernels = {"ustencil"};
+  EXPECT_EQ(cli::user_problem_shapes(kernels, {"nx=100,ny=7"}, {}),
+            std::vector<std::string>{"100x7x1"});
+  std::vector<std::string> gemm = {"tiled_dynamic"};
+  EXPECT_EQ(cli::user_problem_shapes(gemm, {}, {"8x8x8"}), std::vector<std::string>{"8x8x8"});
+  auto refused = [](std::vector<std::string> k, std::vector<std::string> problems,
+                    std::vector<std::string> shapes) {
+    try {
+      cli::user_problem_shapes(k, problems, shapes);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "accepted";
+    return std::string();
+  };
+  EXPECT_THAT(refused({"ustencil"}, {}, {}),
+              HasSubstr("'ustencil' takes its problem as --problem nx=N"));
+  EXPECT_THAT(refused({"ustencil"}, {"nx=1,ny=1"}, {"8x8x8"}), HasSubstr("were both given"));
+  EXPECT_THAT(refused({"ustencil", "naive"}, {"nx=1,ny=1"}, {}), HasSubstr("separate runs"));
+  EXPECT_THAT(refused({"ustencil", "ureduce"}, {"nx=1,ny=1"}, {}),
+              HasSubstr("different problem dimensions (nx,ny and n)"));
+  EXPECT_THAT(refused({}, {"nx=1,ny=1"}, {}), HasSubstr("registered: ustencil, ureduce"));
+  EXPECT_THAT(refused({"ustencil"}, {"nx=1"}, {}), HasSubstr("dimension 'ny' is missing"));
+}
+
+TEST(UserKernelCheck, OutputsAreComparedByTheFamilysNormAndNaNFails) {
+  const std::vector<float> ref = {1, 2, 3, 4};
+  EXPECT_EQ(cuda::compare_outputs(ref, ref, Comparison::Norm::kRelativeFrobenius), 0.0);
+  EXPECT_NEAR(cuda::compare_outputs({1, 2, 3, 5}, ref, Comparison::Norm::kRelativeFrobenius),
+              1.0 / std::sqrt(30.0), 1e-12);
+  EXPECT_EQ(cuda::compare_outputs({1, 2.5f, 3, 4}, ref, Comparison::Norm::kMaxAbsolute), 0.5);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(
+      std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref, Comparison::Norm::kRelativeFrobenius)));
+  EXPECT_TRUE(
+      std::isnan(cuda::compare_outputs({1, nan, 3, 4}, ref, Comparison::Norm::kMaxAbsolute)));
+}
+
+}  // namespace
+}  // namespace occtune
