@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "autotuner/cli/app.hpp"
+#include "occtune/error.hpp"
 #include "occtune/main.hpp"
 
 namespace occtune {

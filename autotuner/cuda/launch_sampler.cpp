@@ -103,6 +103,17 @@ std::optional<SampleBatch> LaunchSampler::refused_batch() const {
   return batch;
 }
 
+bool LaunchSampler::refuse_check(const Candidate& candidate, Measurement& m) const {
+  if (lost) {
+    m.outcome = Outcome::kCrashed;
+    m.error = kNotRun;
+  } else if (!candidate.rejection.empty()) {
+    m.outcome = Outcome::kExceedsLimits;
+    m.error = candidate.rejection;
+  }
+  return lost || !candidate.rejection.empty();
+}
+
 SampleBatch LaunchSampler::candidate_samples(const std::string& key, const Launch& launch,
                                              int count) {
   SampleBatch batch;

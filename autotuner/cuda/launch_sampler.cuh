@@ -53,6 +53,9 @@ class LaunchSampler {
       "not run: an earlier candidate left the CUDA context unusable";
   // A `crashed` batch saying so when the context is lost; nullopt while it is usable.
   std::optional<SampleBatch> refused_batch() const;
+  // True, with `m`'s outcome and error set, when a candidate's check cannot run: the context
+  // is lost (crashed) or the device cannot run it (exceeds_limits, its rejection).
+  bool refuse_check(const Candidate& candidate, Measurement& m) const;
 
  private:
   void flush_l2();

@@ -310,16 +310,7 @@ Measurement ShapeBench::check(const Candidate& candidate) {
   Measurement m;
   m.candidate = candidate;
   m.flops = s.shape.flops();
-  if (s.sampler->lost) {
-    m.outcome = Outcome::kCrashed;
-    m.error = LaunchSampler::kNotRun;
-    return m;
-  }
-  if (!candidate.rejection.empty()) {
-    m.outcome = Outcome::kExceedsLimits;
-    m.error = candidate.rejection;
-    return m;
-  }
+  if (s.sampler->refuse_check(candidate, m)) return m;
   if (candidate.variant->layout != s.layout) {
     // It would compute another product of the same buffers: refuse rather than fail the check.
     m.outcome = Outcome::kInvalidConfig;

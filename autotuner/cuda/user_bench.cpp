@@ -152,16 +152,7 @@ Measurement UserBench::check(const Candidate& candidate) {
   Measurement m;
   m.candidate = candidate;
   m.flops = s.flops;
-  if (s.sampler->lost) {
-    m.outcome = Outcome::kCrashed;
-    m.error = LaunchSampler::kNotRun;
-    return m;
-  }
-  if (!candidate.rejection.empty()) {
-    m.outcome = Outcome::kExceedsLimits;
-    m.error = candidate.rejection;
-    return m;
-  }
+  if (s.sampler->refuse_check(candidate, m)) return m;
   if (candidate.variant->family != s.family->def.name || !user_variant(*candidate.variant)) {
     m.outcome = Outcome::kInvalidConfig;
     m.error = fmt::format("{} is not a configuration of {}, whose problem is open",
