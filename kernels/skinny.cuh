@@ -145,8 +145,10 @@ struct SkinnyIn {
     const bool whole = vec && x + 3 < large;
     float acc[S][4];
     OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) OCCTUNE_SKINNY_UNROLL
-    for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    for (int s = 0; s < S; ++s) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    }
     for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
       __syncthreads();  // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
@@ -202,8 +204,10 @@ struct SkinnyIn {
     const int kk = 4 * lane;
     float acc[R][S];
     OCCTUNE_SKINNY_UNROLL
-    for (int r = 0; r < R; ++r) OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) acc[r][s] = 0.0f;
+    for (int r = 0; r < R; ++r) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int s = 0; s < S; ++s) acc[r][s] = 0.0f;
+    }
     for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
       __syncthreads();
       stage_small(p, sm, s0, small, kt, ke);

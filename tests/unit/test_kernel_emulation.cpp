@@ -1,11 +1,11 @@
 // Every registered variant of the tile-based families (issue #3), of the small-M/N family
 // (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
 // tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
-// double-precision reference on shapes with partial tiles in M, N and K, K below the slab depth and
-// whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage whose padding
-// holds NaN; bitwise identical whatever order the threads run in and whenever the async copies
-// land; never writing outside C, never faulting past an allocation or the shared memory it
-// declared.
+// double-precision reference on shapes with partial tiles in M, N and K, K below the slab
+// depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
+// whose padding holds NaN; bitwise identical whatever order the threads run in and whenever the
+// async copies land; never writing outside C, never faulting past an allocation or the shared
+// memory it declared.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,13 +14,14 @@
 #include <vector>
 
 // The emulator defines the CUDA built-ins the kernel headers use, so it comes first.
+#include "tests/support/kernel_emulator.hpp"
+
 #include "kernels/coarsened.cuh"
 #include "kernels/pipelined.cuh"
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/skinny.cuh"
 #include "kernels/splitk.cuh"
-#include "tests/support/kernel_emulator.hpp"
 // tiled.cuh unrolls with a plain `#pragma unroll`, which the host compiler does not know.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
