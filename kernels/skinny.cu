@@ -9,6 +9,14 @@
 namespace occtune::kernels {
 namespace {
 
+template <int SPLITS>
+__global__ void __launch_bounds__(256) skinny_reduce(GemmArgs p) {
+  const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
+  for (std::size_t e = std::size_t(blockIdx.x) * 256 + threadIdx.x; e < mn;
+       e += std::size_t(gridDim.x) * 256)
+    skinny_reduce_item<SPLITS>(p, e);
+}
+
 template <class Variant, int SPLITS>
 std::size_t skinny_workspace(int m, int n, int /*k*/) {
   return std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float);

@@ -15,7 +15,37 @@
 
 #include "kernels/gemm_entry.cuh"
 
+// Loop unrolling and the emulator's alignment hook (tests/support/kernel_emulator.hpp runs
+// this family on the host too); the same definitions as kernels/tile_core.cuh.
+#ifdef __CUDACC__
+#define OCCTUNE_SKINNY_UNROLL _Pragma("unroll")
+#define OCCTUNE_SKINNY_UNROLL_4 _Pragma("unroll 4")
+#else
+#define OCCTUNE_SKINNY_UNROLL
+#define OCCTUNE_SKINNY_UNROLL_4
+#endif
+#ifndef OCCTUNE_EMU_CHECK_ALIGNED
+#define OCCTUNE_EMU_CHECK_ALIGNED(ptr, bytes) ((void)0)
+#endif
+
 namespace occtune::kernels {
+
+// Read-only loads through the non-coherent cache on the device; plain loads in the emulator.
+__device__ __forceinline__ float skinny_load(const float* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ float4 skinny_load4(const float* p) {
+  OCCTUNE_EMU_CHECK_ALIGNED(p, 16);
+#ifdef __CUDA_ARCH__
+  return __ldg(reinterpret_cast<const float4*>(p));
+#else
+  return make_float4(p[0], p[1], p[2], p[3]);
+#endif
+}
 
 inline constexpr int kSkinnyThreads = 256;
 inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
@@ -32,6 +62,7 @@ struct SkinnyIn {
                 "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
+  static constexpr int kSplits = SPLITS;
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -39,9 +70,10 @@ struct SkinnyIn {
   static constexpr int kLargeTile = kAlongX ? 32 * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
-  // The small operand's K tile; the along-x kernel reuses it for its cross-warp reduction.
+  // The small operand's K tile, reused by the final reductions: the along-x kernel's needs as
+  // much (S x 128), the along-k kernel's one warp's partials with padded rows (R x S x 33).
   static constexpr std::size_t kSmemBytes =
-      std::size_t(S) * (kSkinnyKTile > kLargeTile ? kSkinnyKTile : kLargeTile) * sizeof(float);
+      std::size_t(S) * (kAlongX ? kSkinnyKTile : kSkinnyRowsPerWarp * 33) * sizeof(float);
 
   __device__ static int small_size(const GemmArgs& p) { return SIDE == 0 ? p.m : p.n; }
   __device__ static int large_size(const GemmArgs& p) { return SIDE == 0 ? p.n : p.m; }
@@ -51,11 +83,11 @@ struct SkinnyIn {
   // Element (s, k) of the small operand: op(A)[s][k] for SIDE 0, op(B)[k][s] for SIDE 1.
   __device__ static float small_at(const GemmArgs& p, int s, int k) {
     if constexpr (SIDE == 0)
-      return transposes_a(L) ? __ldg(p.a + std::size_t(k) * p.lda + s)
-                             : __ldg(p.a + std::size_t(s) * p.lda + k);
+      return transposes_a(L) ? skinny_load(p.a + std::size_t(k) * p.lda + s)
+                             : skinny_load(p.a + std::size_t(s) * p.lda + k);
     else
-      return transposes_b(L) ? __ldg(p.b + std::size_t(s) * p.ldb + k)
-                             : __ldg(p.b + std::size_t(k) * p.ldb + s);
+      return transposes_b(L) ? skinny_load(p.b + std::size_t(s) * p.ldb + k)
+                             : skinny_load(p.b + std::size_t(k) * p.ldb + s);
   }
 
   // Row-major index into C (and the dense workspace) of output (s, x).
@@ -112,31 +144,32 @@ struct SkinnyIn {
     const int x = x0 + 4 * lane;
     const bool whole = vec && x + 3 < large;
     float acc[S][4];
-#pragma unroll
-    for (int s = 0; s < S; ++s)
-#pragma unroll
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    }
     for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
       __syncthreads();  // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
       const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
       if (x >= large) continue;
-#pragma unroll 4
+      OCCTUNE_SKINNY_UNROLL_4
       for (int kk = warp; kk < kn; kk += kSkinnyWarps) {
         const float* row = l + std::size_t(kt + kk) * std::size_t(ld) + x;
         float v[4];
         if (whole) {
-          const float4 q = __ldg(reinterpret_cast<const float4*>(row));
+          const float4 q = skinny_load4(row);
           v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
         } else {
-#pragma unroll
-          for (int j = 0; j < 4; ++j) v[j] = x + j < large ? __ldg(row + j) : 0.0f;
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < 4; ++j) v[j] = x + j < large ? skinny_load(row + j) : 0.0f;
         }
-#pragma unroll
+        OCCTUNE_SKINNY_UNROLL
         for (int s = 0; s < S; ++s) {
           const float a = sm[s * kSkinnyKTile + kk];  // one address per warp: a broadcast
-#pragma unroll
+          OCCTUNE_SKINNY_UNROLL
           for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a, v[j], acc[s][j]);
         }
       }
@@ -145,7 +178,7 @@ struct SkinnyIn {
     float4* red = reinterpret_cast<float4*>(sm);  // [S][32] float4: conflict-free
     for (int w = 0; w < kSkinnyWarps; ++w) {
       if (warp == w) {
-#pragma unroll
+        OCCTUNE_SKINNY_UNROLL
         for (int s = 0; s < S; ++s) {
           float4 t = w == 0 ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : red[s * 32 + lane];
           t.x += acc[s][0], t.y += acc[s][1], t.z += acc[s][2], t.w += acc[s][3];
@@ -162,18 +195,19 @@ struct SkinnyIn {
   }
 
   // Warp w owns outputs x0 + 4w .. 4w + 3; lane t takes k = 4t .. 4t + 3 of each tile (a
-  // warp's load of one row is 512 contiguous bytes); a butterfly over the lanes sums each
-  // output in a fixed order.
+  // warp's load of one row is 512 contiguous bytes); each output's 32 lane sums are added in
+  // lane order through shared memory.
   __device__ static void run_along_k(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
     constexpr int R = kSkinnyRowsPerWarp;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int kk = 4 * lane;
     float acc[R][S];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
+    OCCTUNE_SKINNY_UNROLL
+    for (int r = 0; r < R; ++r) {
+      OCCTUNE_SKINNY_UNROLL
       for (int s = 0; s < S; ++s) acc[r][s] = 0.0f;
+    }
     for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
       __syncthreads();
       stage_small(p, sm, s0, small, kt, ke);
@@ -182,24 +216,26 @@ struct SkinnyIn {
       if (kk >= kn) continue;
       const bool whole = vec && kk + 3 < kn;
       float v[R][4];
-#pragma unroll
+      OCCTUNE_SKINNY_UNROLL
       for (int r = 0; r < R; ++r) {
         const int x = x0 + warp * R + r;
         const float* row = l + std::size_t(x < large ? x : 0) * std::size_t(ld) + kt + kk;
         if (x >= large) {
           v[r][0] = v[r][1] = v[r][2] = v[r][3] = 0.0f;
         } else if (whole) {
-          const float4 q = __ldg(reinterpret_cast<const float4*>(row));
+          const float4 q = skinny_load4(row);
           v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
         } else {
-#pragma unroll
-          for (int j = 0; j < 4; ++j) v[r][j] = kk + j < kn ? __ldg(row + j) : 0.0f;
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < 4; ++j) v[r][j] = kk + j < kn ? skinny_load(row + j) : 0.0f;
         }
       }
-#pragma unroll
+      OCCTUNE_SKINNY_UNROLL
       for (int s = 0; s < S; ++s) {
-        const float4 a = reinterpret_cast<const float4*>(sm + s * kSkinnyKTile)[lane];
-#pragma unroll
+        const float* at = sm + s * kSkinnyKTile + kk;
+        OCCTUNE_EMU_CHECK_ALIGNED(at, 16);
+        const float4 a = *reinterpret_cast<const float4*>(at);
+        OCCTUNE_SKINNY_UNROLL
         for (int r = 0; r < R; ++r) {
           acc[r][s] = fmaf(a.x, v[r][0], acc[r][s]);
           acc[r][s] = fmaf(a.y, v[r][1], acc[r][s]);
@@ -208,22 +244,28 @@ struct SkinnyIn {
         }
       }
     }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-#pragma unroll
-      for (int s = 0; s < S; ++s) {
-#pragma unroll
-        for (int d = 16; d > 0; d /= 2) acc[r][s] += __shfl_xor_sync(0xffffffffu, acc[r][s], d);
+    // One warp at a time puts its lanes' partial sums in shared memory (row stride 33: the
+    // summing threads' reads are conflict-free), then R * S threads each add one output's 32
+    // partials in lane order.
+    float* part = sm;
+    for (int w = 0; w < kSkinnyWarps; ++w) {
+      __syncthreads();
+      if (warp == w) {
+        OCCTUNE_SKINNY_UNROLL
+        for (int r = 0; r < R; ++r) {
+          OCCTUNE_SKINNY_UNROLL
+          for (int s = 0; s < S; ++s) part[(r * S + s) * 33 + lane] = acc[r][s];
+        }
+      }
+      __syncthreads();
+      const int t = int(threadIdx.x);
+      if (t < R * S) {
+        float sum = 0.0f;
+        for (int from = 0; from < 32; ++from) sum += part[t * 33 + from];
+        const int x = x0 + w * R + t / S, s = t % S;
+        if (x < large && s0 + s < small) emit(p, s0 + s, x, sum);
       }
     }
-    // Every lane holds every sum; lane (r * S + s) % 32 writes output (r, s).
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int s = 0; s < S; ++s) {
-        const int x = x0 + warp * R + r;
-        if (lane == (r * S + s) % 32 && x < large && s0 + s < small) emit(p, s0 + s, x, acc[r][s]);
-      }
   }
 };
 
@@ -231,17 +273,15 @@ struct SkinnyIn {
 template <int S, int SIDE, int SPLITS>
 struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
 
-// The sum of the SPLITS workspace slices in split order, then the alpha/beta epilogue into C.
+// Element e (row-major in M x N) of C from the SPLITS workspace slices, summed in split order,
+// then the alpha/beta epilogue: the second kernel of a split variant (kernels/skinny.cu).
 template <int SPLITS>
-__global__ void __launch_bounds__(256) skinny_reduce(GemmArgs p) {
+__device__ __forceinline__ void skinny_reduce_item(const GemmArgs& p, std::size_t e) {
   const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
-  for (std::size_t e = std::size_t(blockIdx.x) * 256 + threadIdx.x; e < mn;
-       e += std::size_t(gridDim.x) * 256) {
-    float sum = 0.0f;
-    for (int z = 0; z < SPLITS; ++z) sum += p.workspace[std::size_t(z) * mn + e];
-    float* c = p.c + (e / std::size_t(p.n)) * std::size_t(p.ldc) + e % std::size_t(p.n);
-    *c = scale_output(sum, c, p.alpha, p.beta);
-  }
+  float sum = 0.0f;
+  for (int z = 0; z < SPLITS; ++z) sum += p.workspace[std::size_t(z) * mn + e];
+  float* c = p.c + (e / std::size_t(p.n)) * std::size_t(p.ldc) + e % std::size_t(p.n);
+  *c = scale_output(sum, c, p.alpha, p.beta);
 }
 
 // The registered instantiations (kernels/skinny.cu): S, SIDE, SPLITS. nn has every S for both

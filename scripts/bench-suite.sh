@@ -12,7 +12,9 @@
 # clocks before and after), bench.json (everything the bench measured), summary.txt (a table of
 # it: interleaved ratio and interval, race ratio, TFLOP/s, operand TB/s, clock ranges,
 # re-verification, each family's race ratio; geometric means; the self-check), stderr.txt
-# (progress) and clocks.csv (nvidia-smi during the run).
+# (progress) and clocks.csv (nvidia-smi during the run). The bench is stopped with SIGINT after
+# BENCH_TIMEOUT seconds (default 540, under a 10-minute device call), which makes it write what
+# it measured (exit 130; the self-check then fails and lists the missing shapes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 occtune=./build/autotuner/occtune
@@ -51,7 +53,7 @@ smi -l 1 >"$dir/clocks.csv" &
 sampler=$!
 start=$(date +%s.%N)
 rc=0
-"${cmd[@]}" 2>"$dir/stderr.txt" || rc=$?
+timeout -s INT "${BENCH_TIMEOUT:-540}" "${cmd[@]}" 2>"$dir/stderr.txt" || rc=$?
 seconds=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)")
 kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true

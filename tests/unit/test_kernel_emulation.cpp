@@ -1,10 +1,11 @@
-// Every registered variant of the tile-based families (issue #3) and of tiled_dynamic and
-// naive, in its operand layout (issue #12: nn, nt, tn, tt), run on the host emulator
-// (tests/support/kernel_emulator.hpp), no GPU needed: against a double-precision reference on
-// shapes with partial tiles in M, N and K, K below the slab depth and whole tiles; with exact,
-// padded (misaligned) and shifted (misaligned base) storage whose padding holds NaN; bitwise
-// identical whatever order the threads run in and whenever the async copies land; never
-// writing outside C, never faulting past an allocation or the shared memory it declared.
+// Every registered variant of the tile-based families (issue #3), of the small-M/N family
+// (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
+// tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
+// double-precision reference on shapes with partial tiles in M, N and K, K below the slab
+// depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
+// whose padding holds NaN; bitwise identical whatever order the threads run in and whenever the
+// async copies land; never writing outside C, never faulting past an allocation or the shared
+// memory it declared.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "kernels/pipelined.cuh"
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/skinny.cuh"
 #include "kernels/splitk.cuh"
 // tiled.cuh unrolls with a plain `#pragma unroll`, which the host compiler does not know.
 #pragma GCC diagnostic push
@@ -128,6 +130,24 @@ struct Textbook {
   static constexpr std::size_t kSmemBytes = 2 * std::size_t(W) * W * sizeof(float);
   static dim3 block() { return dim3(W, W, 1); }
   static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
+};
+
+// The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
+// the stretch of the large dimension a block owns, its slab the 128-deep K tile, and its second
+// kernel the split reduction.
+template <class V>
+struct SkinnyCase {
+  static constexpr TileParams kParams{V::kTileM, V::kTileN, kSkinnyKTile, 1, 1, V::kTileM,
+                                      V::kTileN, 1,         V::kSplits};
+  static constexpr Layout kLayout = V::kLayout;
+  static constexpr std::size_t kSmemBytes = V::kSmemBytes;
+  static constexpr int kMaxThreads = V::kMaxThreads;
+  static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
+  static bool reduce_vectorized(const GemmArgs&) { return false; }
+  static long long reduce_items(const GemmArgs& p, bool) { return (long long)p.m * p.n; }
+  static void reduce_item(const GemmArgs& p, long long i, bool) {
+    skinny_reduce_item<V::kSplits>(p, std::size_t(i));
+  }
 };
 
 template <class V, class = void>
@@ -287,6 +307,19 @@ const std::vector<Case>& cases() {
     OCCTUNE_PIPELINED_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
     OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...) \
+  out.push_back({without_spaces(#__VA_ARGS__), &check_variant<SkinnyCase<__VA_ARGS__>>});
+    OCCTUNE_SKINNY_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                  \
+  out.push_back({layout_symbol(Layout::kNT, without_spaces(#__VA_ARGS__)), \
+                 &check_variant<SkinnyCase<NT<__VA_ARGS__>>>});            \
+  out.push_back({layout_symbol(Layout::kTN, without_spaces(#__VA_ARGS__)), \
+                 &check_variant<SkinnyCase<TN<__VA_ARGS__>>>});            \
+  out.push_back({layout_symbol(Layout::kTT, without_spaces(#__VA_ARGS__)), \
+                 &check_variant<SkinnyCase<TT<__VA_ARGS__>>>});
+    OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
     // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
     // same body from static shared memory, which the emulator cannot share between fibers).
 #define OCCTUNE_TEXTBOOK(Nn, W)                                                                 \
@@ -329,12 +362,12 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   for (auto& c : cases())
     if (c.symbol.find("Tiled") == std::string::npos && c.symbol.find("Naive") == std::string::npos)
       emulated.insert(c.symbol);
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk"})
+  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny"})
     for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
   // Every registered layout of a tile family is covered, and every family has all four.
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk"})
+  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny"})
     for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
 }
 
