@@ -49,15 +49,7 @@ template <typename Body>
 auto service_read(SQLite::Database& db, const fs::path& path, std::string_view what, Body&& body)
     -> decltype(body()) {
   try {
-    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::DEFERRED);
-    if constexpr (std::is_void_v<decltype(body())>) {
-      body();
-      transaction.commit();
-    } else {
-      auto result = body();
-      transaction.commit();
-      return result;
-    }
+    return committed(db, SQLite::TransactionBehavior::DEFERRED, body);
   } catch (const SQLite::Exception& e) {
     if (is_busy(e)) {
       throw StoreBusy(

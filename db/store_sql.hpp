@@ -52,6 +52,21 @@ std::string_view sqlite_hint(const SQLite::Exception& e);
 
 [[noreturn]] void no_such_run(const fs::path& path, std::int64_t run_id);
 
+// Runs `body` in one transaction of `behavior` and commits it; an exception rolls it back.
+template <typename Body>
+auto committed(SQLite::Database& db, SQLite::TransactionBehavior behavior, Body&& body)
+    -> decltype(body()) {
+  SQLite::Transaction transaction(db, behavior);
+  if constexpr (std::is_void_v<decltype(body())>) {
+    body();
+    transaction.commit();
+  } else {
+    auto result = body();
+    transaction.commit();
+    return result;
+  }
+}
+
 // Runs `body` in one transaction and maps SQLite errors to Error(kRuntime). The transaction
 // rolls back on any exception, so a failed operation leaves the database as it was. Writers take
 // the lock up front (IMMEDIATE): a deferred writer that has to upgrade its lock gets SQLITE_BUSY
@@ -62,17 +77,8 @@ template <typename Body>
 auto in_transaction(SQLite::Database& db, const fs::path& path, std::string_view what,
                     SQLite::TransactionBehavior behavior, Body&& body) -> decltype(body()) {
   try {
-    return with_busy_retry(BusyRetry{}, [&]() -> decltype(body()) {
-      SQLite::Transaction transaction(db, behavior);
-      if constexpr (std::is_void_v<decltype(body())>) {
-        body();
-        transaction.commit();
-      } else {
-        auto result = body();
-        transaction.commit();
-        return result;
-      }
-    });
+    return with_busy_retry(BusyRetry{},
+                           [&]() -> decltype(body()) { return committed(db, behavior, body); });
   } catch (const SQLite::Exception& e) {
     io_failure(path, what, e);
   }

@@ -10,6 +10,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/model_json.hpp"
 #include "autotuner/core/records.hpp"
+#include "tests/support/seed_store.hpp"
 
 namespace occtune {
 namespace {
@@ -17,34 +18,14 @@ namespace {
 using model::Missing;
 using nlohmann::json;
 
+// The seeded H100 with the fields seed_device leaves at their defaults set too.
 DeviceInfo every_device_field_set() {
-  DeviceInfo d;
+  DeviceInfo d = testing::seed_device("GPU-12345678-1234-1234-1234-123456789abc");
   d.index = 3;
-  d.uuid = "GPU-12345678-1234-1234-1234-123456789abc";
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.source = "runtime";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.warp_size = 32;
-  d.max_threads_per_block = 1024;
-  d.max_threads_per_sm = 2048;
-  d.max_blocks_per_sm = 32;
-  d.regs_per_block = 65536;
-  d.regs_per_sm = 65536;
-  d.shared_mem_per_block = 49152;
-  d.shared_mem_per_block_optin = 232448;
-  d.shared_mem_per_sm = 233472;
-  d.reserved_shared_mem_per_block = 1024;
-  d.max_grid_x = 2147483647;
-  d.max_grid_y = 65535;
-  d.l2_bytes = 52428800;
-  d.global_mem_bytes = 85031714816ull;
-  d.clock_khz = 1980000;
+  d.max_grid_x = 2147483000;
+  d.max_grid_y = 65000;
   d.memory_clock_khz = 2619000;
   d.memory_bus_width = 5120;
-  d.driver_version = 13000;
-  d.runtime_version = 13000;
   d.pci_bus_id = "0000:19:00.0";
   return d;
 }
