@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "autotuner/cli/commands.hpp"
+#include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/error.hpp"
@@ -140,8 +141,13 @@ void print_csv(std::ostream& out, const SpaceCompile& s, bool cached) {
 }
 
 int run_compile(const CompileOptions& o) {
-  const Format format = parse_format(o.format);
-  const int chosen = int(!o.arch.empty()) + int(!o.profile.empty()) + int(!o.device.empty());
+  const Format format = resolve_format(o.format);
+  // --arch and --profile win over OCCTUNE_DEVICE, as in plan: an exported device should not
+  // break offline compiling.
+  const std::string device_selector =
+      o.arch.empty() && o.profile.empty() ? resolve_device(o.device) : o.device;
+  const int chosen =
+      int(!o.arch.empty()) + int(!o.profile.empty()) + int(!device_selector.empty());
   if (chosen != 1)
     fail(ExitCode::kUsage,
          "compile needs exactly one of --arch sm_XY, --profile NAME|FILE "
@@ -166,8 +172,8 @@ int run_compile(const CompileOptions& o) {
   std::string arch;
   if (!o.profile.empty()) {
     device = load_device_profile(o.profile);
-  } else if (!o.device.empty()) {
-    device = cuda::select_device(o.device);
+  } else if (!device_selector.empty()) {
+    device = cuda::select_device(device_selector);
   }
   arch = device ? device->arch() : source::normalise_arch(o.arch);
 
@@ -283,7 +289,7 @@ void add_compile_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--arch", o->arch, "architecture to compile for, e.g. sm_90");
   cmd->add_option("--profile", o->profile,
                   "device profile (h100, a100, ... or a TOML file): its architecture and limits");
-  cmd->add_option("--device", o->device, "GPU index or UUID: its architecture and limits");
+  add_device_option(*cmd, o->device, "GPU index or UUID: its architecture and limits");
   cmd->add_option("--where", o->where,
                   "only the configurations where this expression holds, e.g. \"BX == 32\"");
   cmd->add_option("--jobs", o->jobs, "compiler threads (default: one per CPU core)")
@@ -292,7 +298,7 @@ void add_compile_command(CLI::App& app, Context&, Action& action) {
                   "compiled-kernel cache (default $OCCTUNE_KERNEL_CACHE, else "
                   "$XDG_CACHE_HOME/occtune/kernels)");
   cmd->add_flag("--no-cache", o->no_cache, "compile everything, read and write no cache");
-  cmd->add_option("--format", o->format, "table, json or csv");
+  add_format_option(*cmd, o->format);
   cmd->add_option("--output", o->output,
                   "write the table, JSON or CSV to this file instead of stdout");
   cmd->callback([&action, o] { action = [o] { return run_compile(*o); }; });

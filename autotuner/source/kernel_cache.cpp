@@ -126,7 +126,6 @@ std::string cache_key(const CompileRequest& request, const std::vector<IncludedF
 }
 
 fs::path KernelCache::default_dir() {
-  if (const char* dir = std::getenv("OCCTUNE_KERNEL_CACHE"); dir && *dir) return fs::path(dir);
   return occtune_cache_dir() / "kernels";
 }
 

@@ -36,8 +36,9 @@ std::string cache_key(const CompileRequest& request, const std::vector<IncludedF
 class KernelCache {
  public:
   explicit KernelCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
-  // $OCCTUNE_KERNEL_CACHE, else $XDG_CACHE_HOME/occtune/kernels (an absolute XDG_CACHE_HOME
-  // only, as the store's default), else ~/.cache/occtune/kernels.
+  // occtune_cache_dir()/kernels: $XDG_CACHE_HOME/occtune/kernels (an absolute XDG_CACHE_HOME
+  // only, as the store's default), else ~/.cache/occtune/kernels. OCCTUNE_KERNEL_CACHE is the
+  // CLI's to resolve (occtune compile: --cache-dir > OCCTUNE_KERNEL_CACHE > this).
   static std::filesystem::path default_dir();
 
   const std::filesystem::path& dir() const { return dir_; }

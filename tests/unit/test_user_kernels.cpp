@@ -17,9 +17,12 @@
 #include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/user_bench.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/usage_error.hpp"
 
 namespace occtune {
 namespace {
+
+using occtune::testing::usage_error;
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -77,14 +80,7 @@ const bool registered = [] {
 
 // The message of the Error(kUsage) `register_family(f)` throws.
 std::string refusal(KernelFamily f) {
-  try {
-    register_family(std::move(f));
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::kUsage) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "the registration was accepted";
-  return "";
+  return usage_error([&] { register_family(std::move(f)); });
 }
 
 TEST(UserKernelRegistration, EveryBadInputNamesTheFamilyTheValueAndTheFix) {
@@ -190,16 +186,10 @@ TEST(UserKernelProblem, ParsesEveryDimensionOnceAsAnInteger) {
   EXPECT_EQ(to_shape(f, d), (Shape{4096, 2048, 1}));
   EXPECT_EQ(to_dims(f, Shape{4096, 2048, 1}).str(), "nx=4096,ny=2048");
   auto refused = [&](const std::string& text) {
-    try {
-      parse_problem(f, text);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kUsage);
-      EXPECT_THAT(e.what(), AllOf(HasSubstr("'ustencil'"), HasSubstr("'" + text + "'"),
-                                  HasSubstr("--problem nx=4096,ny=4096")));
-      return std::string(e.what());
-    }
-    ADD_FAILURE() << text << " was accepted";
-    return std::string();
+    const std::string why = usage_error([&] { parse_problem(f, text); });
+    EXPECT_THAT(why, AllOf(HasSubstr("'ustencil'"), HasSubstr("'" + text + "'"),
+                           HasSubstr("--problem nx=4096,ny=4096")));
+    return why;
   };
   EXPECT_THAT(refused("nx=4096"), HasSubstr("dimension 'ny' is missing"));
   EXPECT_THAT(refused("nx=4k,ny=1"), HasSubstr("nx = '4k' is not an integer"));
@@ -282,14 +272,7 @@ TEST(UserKernelPlan, OfflineAgainstAProfileWalksTheTextbookMethodPerConfiguratio
 std::string plan_refusal(const char* family, Shape problem) {
   const DeviceInfo h100 = load_device_profile("h100");
   OfflineOccupancy oracle(h100);
-  try {
-    plan_family(*kernels::find_family(family), h100, problem, oracle);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::kUsage) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << family << " was planned";
-  return "";
+  return usage_error([&] { plan_family(*kernels::find_family(family), h100, problem, oracle); });
 }
 
 TEST(UserKernelPlan, ALinearFamilyWithoutRegisterCountsCannotBePlannedOffline) {
@@ -320,14 +303,7 @@ TEST(UserKernelCli, ProblemFlagsBecomeShapesOrSayWhatIsWrong) {
   EXPECT_EQ(cli::user_problem_shapes(gemm, {}, {"8x8x8"}), std::vector<std::string>{"8x8x8"});
   auto refused = [](std::vector<std::string> k, std::vector<std::string> problems,
                     std::vector<std::string> shapes) {
-    try {
-      cli::user_problem_shapes(k, problems, shapes);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kUsage);
-      return std::string(e.what());
-    }
-    ADD_FAILURE() << "accepted";
-    return std::string();
+    return usage_error([&] { cli::user_problem_shapes(k, problems, shapes); });
   };
   EXPECT_THAT(refused({"ustencil"}, {}, {}),
               HasSubstr("'ustencil' takes its problem as --problem nx=N"));
