@@ -7,30 +7,20 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstdlib>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "autotuner/core/error.hpp"
 #include "db/codec.hpp"
-#include "db/file_probe.hpp"
-#include "db/read_access.hpp"
-#include "db/recovery.hpp"
-#include "db/retry.hpp"
 #include "db/run_owner.hpp"
-#include "db/schema.hpp"
 #include "db/store_sql.hpp"
 
 namespace occtune::db {
