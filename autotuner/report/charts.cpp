@@ -89,6 +89,7 @@ FamilyStyle family_style(const std::string& family) {
       {"regblocked", {"#0072B2", Marker::kTriangleUp}}, // blue
       {"pipelined", {"#009E73", Marker::kHexagon}},     // bluish green
       {"splitk", {"#F0E442", Marker::kStar}},           // yellow (black edge keeps it visible)
+      {"skinny", {"#000000", Marker::kCross}},          // black, the palette's eighth colour
   };
   if (auto it = fixed.find(family); it != fixed.end()) return it->second;
   // Other families (a user's own): grey shades and the remaining shape, told apart by name.

@@ -173,13 +173,19 @@ void Svg::marker(Marker shape, double x, double y, double size, const Style& sty
       body_ += fmt::format("<polygon points=\"{}\"{}>{}</polygon>",
                            polygon_points(x, y, r * 1.35, 5, -90, r * 0.6), a, tip);
       return;
-    case Marker::kPlus: {
+    case Marker::kPlus:
+    case Marker::kCross: {
+      // A plus; the cross is the same outline turned by 45 degrees.
       const double t = r * 0.38;  // half the bar thickness
       const double xs[] = {-t, t, t, r, r, t, t, -t, -t, -r, -r, -t};
       const double ys[] = {-r, -r, -t, -t, t, t, r, r, t, t, -t, -t};
+      const double turn = shape == Marker::kCross ? M_PI / 4 : 0;
       std::string points;
-      for (int i = 0; i < 12; ++i)
-        points += fmt::format("{}{},{}", i ? " " : "", num(x + xs[i]), num(y + ys[i]));
+      for (int i = 0; i < 12; ++i) {
+        const double px = xs[i] * std::cos(turn) - ys[i] * std::sin(turn);
+        const double py = xs[i] * std::sin(turn) + ys[i] * std::cos(turn);
+        points += fmt::format("{}{},{}", i ? " " : "", num(x + px), num(y + py));
+      }
       body_ += fmt::format("<polygon points=\"{}\"{}>{}</polygon>", points, a, tip);
       return;
     }

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/check_record.hpp"
 #include "autotuner/report/charts.hpp"
 #include "autotuner/report/html_page.hpp"
@@ -50,6 +52,21 @@ TEST(ReportMath, FmaLimitIsTwoFlopsPerLanePerClock) {
   EXPECT_EQ(report::fp32_lanes_per_sm(8, 0), 64);  // A100: 64 FP32 lanes per SM
   EXPECT_EQ(report::fp32_lanes_per_sm(8, 9), 128);
   EXPECT_DOUBLE_EQ(report::fma_peak_flops(h100), 2.0 * 132 * 128 * 1980e6);
+}
+
+// Every family of the default job (all built-in families) has its own colour and its own marker,
+// none of them the grey fallback that user families get.
+TEST(ReportSvg, EveryBuiltInFamilyHasItsOwnColourAndMarker) {
+  const auto families = load_job_config("").kernels;
+  ASSERT_GE(families.size(), 8u);
+  std::set<std::string> colours;
+  std::set<report::Marker> markers;
+  for (const auto& f : families) {
+    const report::FamilyStyle st = report::family_style(f);
+    EXPECT_NE(st.marker, report::Marker::kPlus) << f << " has the fallback style";
+    EXPECT_TRUE(colours.insert(st.colour).second) << f << " shares colour " << st.colour;
+    EXPECT_TRUE(markers.insert(st.marker).second) << f << " shares its marker";
+  }
 }
 
 TEST(ReportSvg, ScalesAndEscaping) {
