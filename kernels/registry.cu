@@ -11,6 +11,7 @@
 #include "kernels/registry_extension.hpp"
 #include "kernels/registry_internal.cuh"
 #include "kernels/skinny.cuh"
+#include "kernels/streamk.cuh"
 #include "kernels/tiled.cuh"
 
 namespace occtune::kernels {
@@ -71,6 +72,7 @@ void register_all(Registry& r) {
   register_pipelined(r);
   register_splitk(r);
   register_skinny(r);          // issue #18: small M or N (kernels/skinny.cuh)
+  register_streamk(r);         // issue #18: stream-K (kernels/streamk.cuh)
   register_planted_faults(r);  // test only: empty unless OCCTUNE_TEST_KERNELS=1
   register_slowed(r);          // test only: empty unless OCCTUNE_TEST_KERNELS=1
 }

@@ -179,8 +179,12 @@ struct BlockTile {
   // Block origin in C. Consecutive blocks walk down kSwizzleRows block rows before moving one
   // block column right, so a wave of resident blocks shares fewer slabs of A and B in L2.
   __device__ static void block_origin(int& m0, int& n0) {
-    const int gx = int(gridDim.x), gy = int(gridDim.y);
-    const int pid = int(blockIdx.y) * gx + int(blockIdx.x);
+    tile_origin(int(blockIdx.y) * int(gridDim.x) + int(blockIdx.x), int(gridDim.x),
+                int(gridDim.y), m0, n0);
+  }
+  // The same for tile `pid` of a gx x gy tile grid walked by a loop (stream-K's persistent
+  // blocks) rather than by the launch.
+  __device__ static void tile_origin(int pid, int gx, int gy, int& m0, int& n0) {
     const int span = kSwizzleRows * gx;
     const int first = (pid / span) * kSwizzleRows;
     const int rows = gy - first < kSwizzleRows ? gy - first : kSwizzleRows;

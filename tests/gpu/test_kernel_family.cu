@@ -1,4 +1,4 @@
-// Every variant of the tile-based families (issue #3) on the GPU against cuBLAS, on round and
+// Every variant of the tile-based families (issue #3, and stream-K of issue #18) on the GPU against cuBLAS, on round and
 // odd shapes (multiples of no tile or vector width, small output with long K, skinny), with
 // exact leading dimensions, padded (misaligned) ones and misaligned base pointers. The padding
 // of A and B holds NaN (reading it poisons the result) and so does C before every launch; C's
@@ -27,7 +27,7 @@ struct Layout {
 constexpr Layout kLayouts[] = {
     {"exact", 0, 0, 0, 0}, {"padded", 1, 3, 2, 0}, {"shifted", 0, 0, 0, 1}};
 
-const char* kFamilies[] = {"coarsened", "regblocked", "pipelined", "splitk"};
+const char* kFamilies[] = {"coarsened", "regblocked", "pipelined", "splitk", "streamk"};
 
 // Device copies of A, B and C with the layout's leading dimensions, and cuBLAS's C.
 struct Problem {
@@ -180,6 +180,28 @@ TEST(KernelFamily, SplitKWithoutWorkspaceIsRefused) {
   EXPECT_EQ(kernels::launch_variant(*splitk.front(), g, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// So is a stream-K launch whose tiles are split (256x256x16384: four tiles shared by every
+// SM's blocks), while one that splits nothing (1x1x1: one block, one tile) needs none.
+TEST(KernelFamily, StreamKWithoutWorkspaceIsRefusedWhereTilesAreSplit) {
+  OCCTUNE_REQUIRE_GPU();
+  for (auto* v : kernels::variants_of("streamk")) {
+    Problem split(256, 256, 16384, kLayouts[0]);
+    ASSERT_GT(v->workspace(256, 256, 16384), 0u) << v->symbol;
+    kernels::GemmArgs g{split.a, split.b, split.c, split.m, split.n, split.k,
+                        split.lda, split.ldb, split.ldc};
+    EXPECT_EQ(kernels::launch_variant(*v, g, nullptr), cudaErrorInvalidValue) << v->symbol;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    Problem tiny(1, 1, 1, kLayouts[0]);
+    EXPECT_EQ(v->workspace(1, 1, 1), 0u) << v->symbol;
+    kernels::GemmArgs t{tiny.a, tiny.b, tiny.c, 1, 1, 1, tiny.lda, tiny.ldb, tiny.ldc};
+    tiny.poison();
+    EXPECT_EQ(kernels::launch_variant(*v, t, nullptr), cudaSuccess) << v->symbol;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->symbol;
+    bool padding_untouched = false;
+    EXPECT_LT(compare(tiny, tiny.result(), padding_untouched), 1e-5) << v->symbol;
+  }
 }
 
 }  // namespace

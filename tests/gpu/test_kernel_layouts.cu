@@ -4,7 +4,7 @@
 // over a C of NaN (C must not be read), and alpha = -1.5, beta = 0.75 over a random C. Also the
 // measurement path: ShapeBench opened in each layout verifies that layout's candidates and
 // refuses a candidate of another layout. The small-M/N family ("skinny", issue #18) runs
-// everywhere the others do, and on its own shapes below.
+// everywhere the others do, and on its own shapes below; so does stream-K ("streamk").
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
@@ -251,6 +251,32 @@ TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
   }
 }
 
+// The stream-K family (issue #18) on the shapes it is for and at its edges, in every layout:
+// 1.09 waves of 128x128 tiles on an H100 (1536^2), a hybrid with data-parallel waves (2304 x
+// 2048), a small output with a long K (every tile split over many blocks), a single tile, odd
+// and tiny shapes, padded storage with alpha/beta; and the same result bit for bit on a
+// second launch (the partials meet in a fixed order).
+TEST(KernelLayouts, StreamKFamilyOnWaveQuantisedShapesInEveryLayout) {
+  OCCTUNE_REQUIRE_GPU();
+  const Dims shapes[] = {{1536, 1536, 1536}, {2304, 2048, 512}, {256, 256, 16384},
+                         {128, 128, 4099},   {1, 1, 1},         {5, 7, 3},
+                         {1000, 17, 4097},   {3001, 1000, 77}};
+  for (Layout l : kAllLayouts) {
+    for (auto d : shapes) {
+      LayoutProblem p(d, l, 0, 1.0f, 0.0f);
+      check_all(p, false, "streamk");
+    }
+    LayoutProblem padded(Dims{1537, 1029, 1001}, l, 3, -1.5f, 0.75f);
+    check_all(padded, false, "streamk");
+    LayoutProblem p(Dims{1536, 1536, 1536}, l, 0, 1.0f, 0.0f);
+    for (auto* v : kernels::variants_of("streamk", l)) {
+      const std::string what = v->symbol + " twice at " + p.name();
+      const auto first = run_variant(p, *v, what), second = run_variant(p, *v, what);
+      EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << what;
+    }
+  }
+}
+
 // ShapeBench measures in the layout it was opened with: every family's candidates of that
 // layout pass its check against its own cuBLAS reference; a candidate of another layout is
 // refused as an invalid configuration, never launched.
@@ -267,7 +293,7 @@ TEST(KernelLayouts, ShapeBenchVerifiesEachLayout) {
   for (Layout l : kAllLayouts) {
     cuda::ShapeBench bench(device, shape, policy, l);
     for (auto* family :
-         {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk", "skinny"}) {
+         {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"}) {
       auto plan = plan_family(*kernels::find_family(family), device, shape, oracle, 0, l);
       ASSERT_FALSE(plan.candidates.empty()) << family;
       for (auto& c : plan.candidates) {

@@ -133,7 +133,7 @@ TEST(ShapeBench, EveryTileFamilyPassesTheElementBoundAndTheRecheck) {
   policy.warmup = 1;
   for (auto shape : {Shape{256, 512, 1024}, Shape{333, 255, 4097}, Shape{64, 64, 16384}}) {
     cuda::ShapeBench bench(device, shape, policy);
-    for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk"}) {
+    for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "streamk"}) {
       auto plan = plan_family(*kernels::find_family(family), device, shape, oracle);
       for (auto& c : plan.candidates) {
         if (!c.rejection.empty()) continue;

@@ -1,5 +1,5 @@
-// Every registered variant of the tile-based families (issue #3), of the small-M/N family
-// (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
+// Every registered variant of the tile-based families (issue #3), of the small-M/N and stream-K
+// families (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
 // tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
 // double-precision reference on shapes with partial tiles in M, N and K, K below the slab
 // depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/skinny.cuh"
 #include "kernels/splitk.cuh"
+#include "kernels/streamk.cuh"
 // tiled.cuh unrolls with a plain `#pragma unroll`, which the host compiler does not know.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
@@ -275,6 +277,104 @@ void check_variant(const std::string& symbol) {
   }
 }
 
+// The stream-K family (issue #18): `blocks` persistent blocks on the emulator, then the
+// fix-up kernel's 256 threads for every stream-K tile, with the workspace the plan asks for
+// (NaN, a guard page after it; none at all when no tile is split).
+template <class V>
+Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing) {
+  constexpr TileParams kP = V::kParams;
+  std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
+  GemmArgs args = pr.args();
+  const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, pr.s.k, blocks);
+  const long long floats = plan.workspace_floats(kP.bm, kP.bn);
+  std::unique_ptr<emu::GuardedBuffer> workspace;
+  if (floats > 0) {
+    workspace = std::make_unique<emu::GuardedBuffer>(std::size_t(floats));
+    args.workspace = workspace->data();
+    args.workspace_bytes = std::size_t(floats) * sizeof(float);
+  }
+  Outcome out;
+  out.error = emu::run_grid(
+      dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
+      [&](unsigned char* smem) { V::run(args, smem); }, order, timing);
+  if (out.error.empty() && floats > 0)
+    for (long long s = 0; s < plan.sk_tiles(); ++s)
+      for (int t = 0; t < 256; ++t) V::fixup(args, plan, s, t, 256);
+  out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
+  return out;
+}
+
+// Stream-K on the shapes of check_variant plus one whose grid has data-parallel waves before
+// the streamed ones, each with grids of one block (every tile whole), a few blocks that split
+// tiles at odd places, and more blocks than iterations (idle blocks). Per grid: bit-identical
+// in every thread order and copy timing; the split-heavy grid also on padded and shifted
+// storage and with alpha/beta. A grid of one block computes each tile as Pipelined does.
+template <class V>
+void check_streamk(const std::string& symbol) {
+  constexpr TileParams kP = V::kParams;
+  const Shape3 shapes[] = {
+      {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // 6 tiles of 4 slabs, partial everywhere
+      {kP.bm, 2 * kP.bn, 4 * kP.bk},              // whole tiles
+      {3 * kP.bm + 1, 3 * kP.bn, 2 * kP.bk + 1},  // 12 tiles: waves before the streamed part
+      {5, 7, 3},
+      {1, 1, 1},
+  };
+  struct Run {
+    const Storage* storage;
+    emu::Order order;
+    emu::CopyTiming timing;
+    float alpha = 1.0f, beta = 0.0f;
+  };
+  const Run same[] = {{&kExact, emu::Order::kForward, emu::CopyTiming::kEager},
+                      {&kExact, emu::Order::kReverse, emu::CopyTiming::kLazy},
+                      {&kExact, emu::Order::kShuffled, emu::CopyTiming::kLazy}};
+  const Run other[] = {{&kPadded, emu::Order::kShuffled, emu::CopyTiming::kLazy},
+                       {&kShifted, emu::Order::kReverse, emu::CopyTiming::kLazy},
+                       {&kPadded, emu::Order::kForward, emu::CopyTiming::kLazy, -1.5f, 0.75f},
+                       {&kShifted, emu::Order::kReverse, emu::CopyTiming::kEager, 2.0f, 0.0f}};
+  for (auto shape : shapes) {
+    const StreamKPlan one = V::make_plan(shape.m, shape.n, shape.k, 1);
+    const int all = int(one.tiles * one.iters);
+    for (int blocks : {1, 5, 7, all + 3}) {
+      for (const Run* runs : {&same[0], &other[0]}) {
+        const std::size_t count = runs == &same[0] ? std::size(same) : std::size(other);
+        if (runs == &other[0] && blocks != 5) continue;
+        std::vector<float> first;
+        for (std::size_t r = 0; r < count; ++r) {
+          const Run& run = runs[r];
+          Problem pr(shape, V::kLayout, *run.storage, run.alpha, run.beta);
+          const std::string what = symbol + " " + layout_name(V::kLayout) + " " +
+                                   std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                                   "x" + std::to_string(shape.k) + " on " +
+                                   std::to_string(blocks) + " blocks, " + run.storage->name +
+                                   " order " + std::to_string(int(run.order)) +
+                                   (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
+                                   " alpha " + std::to_string(run.alpha) + " beta " +
+                                   std::to_string(run.beta);
+          Outcome out = run_streamk<V>(pr, blocks, run.order, run.timing);
+          ASSERT_EQ(out.error, "") << what;
+          bool padding_untouched = false;
+          EXPECT_LT(relative_error(pr, out.c, padding_untouched), 1e-5) << what;
+          EXPECT_TRUE(padding_untouched) << what << ": wrote into the padding of C";
+          if (runs != &same[0]) continue;
+          if (first.empty())
+            first = out.c;
+          else
+            EXPECT_TRUE(bitwise_equal(first, out.c))
+                << what << ": result depends on thread order or copy timing (a race)";
+          if (blocks == 1 && r == 0) {
+            using Whole = PipelinedIn<V::kLayout, kP.bm, kP.bn, kP.bk, kP.tm, kP.tn, kP.wm,
+                                      kP.wn, kP.stages, kP.areg, kP.order>;
+            Problem again(shape, V::kLayout, *run.storage, run.alpha, run.beta);
+            EXPECT_TRUE(bitwise_equal(out.c, run_variant<Whole>(again, run.order, run.timing).c))
+                << what << ": one block should sum each tile as the pipelined kernel does";
+          }
+        }
+      }
+    }
+  }
+}
+
 struct Case {
   std::string symbol;
   void (*check)(const std::string&);
@@ -320,6 +420,19 @@ const std::vector<Case>& cases() {
                  &check_variant<SkinnyCase<TT<__VA_ARGS__>>>});
     OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...) \
+  out.push_back({without_spaces(#__VA_ARGS__), &check_streamk<__VA_ARGS__>});
+    OCCTUNE_STREAMK_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                  \
+  out.push_back({layout_symbol(Layout::kNT, without_spaces(#__VA_ARGS__)), \
+                 &check_streamk<NT<__VA_ARGS__>>});                        \
+  out.push_back({layout_symbol(Layout::kTN, without_spaces(#__VA_ARGS__)), \
+                 &check_streamk<TN<__VA_ARGS__>>});                        \
+  out.push_back({layout_symbol(Layout::kTT, without_spaces(#__VA_ARGS__)), \
+                 &check_streamk<TT<__VA_ARGS__>>});
+    OCCTUNE_STREAMK_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
     // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
     // same body from static shared memory, which the emulator cannot share between fibers).
 #define OCCTUNE_TEXTBOOK(Nn, W)                                                                 \
@@ -362,12 +475,12 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   for (auto& c : cases())
     if (c.symbol.find("Tiled") == std::string::npos && c.symbol.find("Naive") == std::string::npos)
       emulated.insert(c.symbol);
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny"})
+  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
     for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
   // Every registered layout of a tile family is covered, and every family has all four.
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny"})
+  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
     for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
 }
 

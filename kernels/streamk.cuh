@@ -1,0 +1,156 @@
+// Family "streamk" (issue #18): a fixed grid of persistent blocks (BPS per SM, capped by the
+// occupancy answer) shares the MAC-loop iterations (tile x BK slab) of all output tiles evenly,
+// each block walking one contiguous range across tile boundaries with the pipelined block tile.
+// A tile one block computes whole goes straight to C; the partial sums of a split tile go to a
+// workspace slot and a second kernel adds them in block order (deterministic, no flags, no
+// co-residency assumed). With DP = 1 whole waves of tiles run data-parallel first and only the
+// last full wave plus the partial one is streamed. Plan arithmetic: kernels/streamk_plan.cuh.
+#pragma once
+
+#include "kernels/streamk_plan.cuh"
+#include "kernels/tile_core.cuh"
+
+namespace occtune::kernels {
+
+struct Registry;
+void register_streamk(Registry& r);  // kernels/streamk.cu
+
+template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
+          int ORDER, int BPS, int DP>
+struct StreamKIn {
+  template <Layout L2>
+  using In = StreamKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP>;
+  // The tile is a point of the pipelined family's space (checked there at compile time).
+  using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG,
+                               ORDER, 1, 0, L>;
+  static_assert(BPS >= 1 && BPS <= 8, "blocks per SM: 1 to 8");
+  static_assert(DP == 0 || DP == 1, "DP: 0 streams every tile, 1 is the data-parallel hybrid");
+  static constexpr Layout kLayout = L;
+  static constexpr TileParams kParams = Tile::kParams;
+  static constexpr int kMaxThreads = Tile::kThreads;
+  static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
+  static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
+  static constexpr int kBlocksPerSm = BPS;
+  static constexpr int kHybrid = DP;
+
+  __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
+    return StreamKPlan::make(m, n, k, BM, BN, BK, blocks, DP != 0);
+  }
+
+  // Iterations [j0, j1) of tile t: into C with the epilogue when slot < 0, else the raw sums
+  // (clipped to the tile's part of C) into workspace slot `slot`, BN floats per row. The tile
+  // grid is recomputed from the arguments (constant memory) rather than carried across the
+  // main loop, which has no registers to spare.
+  __device__ static void segment(const GemmArgs& p, float* stages, typename Tile::Coords at,
+                                 long long t, long long j0, long long j1, int slot) {
+    int m0, n0;
+    Tile::tile_origin(int(t), (p.n + BN - 1) / BN, (p.m + BM - 1) / BM, m0, n0);
+    const long long k_end = j1 * BK < p.k ? j1 * BK : p.k;
+    float acc[TM][TN];
+    Tile::zero(acc);
+    Tile::pipelined_mainloop(p, stages, m0, n0, int(j0 * BK), int(k_end), at, acc);
+    if (slot < 0) {
+      Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
+    } else {
+      float* w = p.workspace + std::size_t(slot) * std::size_t(BM * BN);
+      Tile::template store<false>(acc, at, w, BN, 0, 0, p.m - m0 < BM ? p.m - m0 : BM,
+                                  p.n - n0 < BN ? p.n - n0 : BN);
+    }
+  }
+
+  // The persistent block: its data-parallel tiles, then its stream-K range, tile by tile.
+  // Every branch depends on blockIdx only, so the barriers are uniform. Only the loop
+  // counters live across a segment (StreamKPlan::next).
+  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    const int g = int(blockIdx.x);
+    float* stages = reinterpret_cast<float*>(smem);
+    const auto at = Tile::thread_coords();
+    int tile = g, dp_tiles;  // tiles fit an int: tile_origin takes one
+    long long it, end;
+    {
+      const StreamKPlan plan = StreamKIn::make_plan(p.m, p.n, p.k, int(gridDim.x));
+      dp_tiles = int(plan.dp_tiles);
+      it = plan.begin(g);
+      end = plan.begin(g + 1);
+    }
+    // One call site of the main loop for both kinds of work (two would be two inlined copies,
+    // each with its own register allocation).
+    for (bool used = false;; used = true) {
+      const long long iters = p.k > 0 ? (p.k + BK - 1) / BK : 1;
+      StreamKSegment work;
+      if (tile < dp_tiles) {
+        work = {tile, 0, iters, -1};
+        tile += int(gridDim.x);
+      } else if (it < end) {
+        work = StreamKPlan::next(iters, dp_tiles, g, it, end);
+        it += work.j1 - work.j0;
+      } else {
+        break;
+      }
+      // The stages hold the previous segment's slabs, which slow threads may still be
+      // reading when the next prologue refills them.
+      if (used) __syncthreads();
+      segment(p, stages, at, work.tile, work.j0, work.j1, work.slot);
+    }
+  }
+
+  // The fix-up of stream-K tile s by `threads` threads (this one is `thread`): when the tile is
+  // split, C = alpha * (its partials summed in block order) + beta * C, float4 where C and the
+  // workspace allow; a tile one block computed is already in C.
+  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, long long s,
+                               int thread, int threads) {
+    if (!plan.split(s)) return;
+    int m0, n0;
+    Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, m0, n0);
+    const int g0 = plan.owner(s * plan.iters), g1 = plan.owner((s + 1) * plan.iters - 1);
+    const bool vec = tile::aligned16(p.c) && p.ldc % 4 == 0 && tile::aligned16(p.workspace);
+    const std::size_t kSlot = std::size_t(BM) * std::size_t(BN);
+    for (int i = thread; i < BM * BN / 4; i += threads) {
+      const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
+      const int row = m0 + r, col = n0 + c;
+      if (row >= p.m || col >= p.n) continue;
+      const float* w = p.workspace + std::size_t(r) * BN + c;
+      float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
+      if (vec && col + 3 < p.n) {
+        float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
+        for (int g = g0 + 1; g <= g1; ++g) {
+          const float4 v = tile::load4(w + std::size_t(plan.slot(g, s)) * kSlot);
+          sum.x += v.x;
+          sum.y += v.y;
+          sum.z += v.z;
+          sum.w += v.w;
+        }
+        tile::store4(out, Tile::scale4(sum, out, p.alpha, p.beta));
+        continue;
+      }
+      for (int q = 0; q < 4 && col + q < p.n; ++q) {
+        float sum = w[std::size_t(plan.slot(g0, s)) * kSlot + q];
+        for (int g = g0 + 1; g <= g1; ++g) sum += w[std::size_t(plan.slot(g, s)) * kSlot + q];
+        out[q] = scale_output(sum, out + q, p.alpha, p.beta);
+      }
+    }
+  }
+};
+
+// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER,
+          int BPS, int DP>
+struct StreamK
+    : StreamKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP> {};
+
+// The registered instantiations (kernels/streamk.cu), also run by the host emulator of the unit
+// tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER (as Pipelined), BPS
+// (persistent blocks per SM, capped by the occupancy answer), DP (1: data-parallel hybrid).
+#define OCCTUNE_STREAMK_VARIANTS(X)                   \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>) \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>) \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 0>) \
+  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)  \
+  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)
+
+// The variants also registered as nt, tn and tt: A goes by cp.async (areg 0), which a
+// transposed A needs.
+#define OCCTUNE_STREAMK_TRANSPOSED_VARIANTS(X) \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 0, 0, 2, 1>)
+
+}  // namespace occtune::kernels

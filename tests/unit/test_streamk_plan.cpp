@@ -1,0 +1,154 @@
+// The stream-K decomposition (kernels/streamk_plan.cuh) over many tile counts, K depths and
+// grid sizes, walked exactly as the kernel walks it: every (tile, K slab) iteration is computed
+// by exactly one block; the blocks' loads differ by at most one iteration (plus whole tiles in
+// the hybrid); a tile computed by one block is never given a slot; the partials of a split tile
+// have distinct slots inside the workspace and are what the fix-up adds, in iteration order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/streamk_plan.cuh"
+
+namespace occtune {
+namespace {
+
+using kernels::StreamKPlan;
+
+struct Segment {
+  int block;
+  long long tile;    // over all tiles
+  long long j0, j1;  // iterations of the tile
+  int slot;          // -1: written to C whole
+};
+
+// The kernel's walk (StreamKIn::run): data-parallel tiles g, g + blocks, ..., then the range
+// [begin(g), begin(g + 1)) in the segments StreamKPlan::next cuts it into.
+std::vector<Segment> walk(const StreamKPlan& p) {
+  std::vector<Segment> out;
+  for (int g = 0; g < p.blocks; ++g) {
+    for (long long t = g; t < p.dp_tiles; t += p.blocks) out.push_back({g, t, 0, p.iters, -1});
+    const long long end = p.begin(g + 1);
+    for (long long it = p.begin(g); it < end;) {
+      const auto s = StreamKPlan::next(p.iters, p.dp_tiles, g, it, end);
+      out.push_back({g, s.tile, s.j0, s.j1, s.slot});
+      it += s.j1 - s.j0;
+    }
+  }
+  return out;
+}
+
+std::string describe(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
+  return std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + " tiles, K " +
+         std::to_string(k) + ", " + std::to_string(blocks) + " blocks" +
+         (hybrid ? ", hybrid" : "");
+}
+
+void check(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
+  constexpr int kBm = 64, kBn = 32, kBk = 8;
+  const std::string what = describe(tiles_m, tiles_n, k, blocks, hybrid);
+  // Ragged edges: the last tile row and column are partial.
+  const int m = tiles_m * kBm - 3, n = tiles_n * kBn - 1;
+  const StreamKPlan p = StreamKPlan::make(m, n, k, kBm, kBn, kBk, blocks, hybrid);
+  ASSERT_EQ(p.tiles, (long long)tiles_m * tiles_n) << what;
+  ASSERT_EQ(p.iters, k > 0 ? (k + kBk - 1) / kBk : 1) << what;
+  ASSERT_EQ(p.dp_tiles % blocks, 0) << what;
+
+  const auto segments = walk(p);
+  // Every iteration of every tile exactly once.
+  std::map<long long, std::vector<Segment>> by_tile;
+  for (auto& s : segments) by_tile[s.tile].push_back(s);
+  ASSERT_EQ((long long)by_tile.size(), p.tiles) << what;
+  const long long floats = p.workspace_floats(kBm, kBn);
+  std::set<int> slots;
+  for (auto& [tile, parts] : by_tile) {
+    // Segments come out block by block; the fix-up sums in block order, which must be the
+    // order of the iterations.
+    long long next = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      EXPECT_EQ(parts[i].j0, next) << what << ": tile " << tile << " has a gap or overlap";
+      EXPECT_LT(parts[i].j0, parts[i].j1) << what << ": an empty segment";
+      if (i > 0) {
+        EXPECT_GT(parts[i].block, parts[i - 1].block) << what;
+      }
+      next = parts[i].j1;
+    }
+    EXPECT_EQ(next, p.iters) << what << ": tile " << tile << " is not covered to its last slab";
+    const bool streamed = tile >= p.dp_tiles;
+    if (parts.size() == 1) {
+      EXPECT_EQ(parts[0].slot, -1) << what << ": a tile of one block goes straight to C";
+      if (streamed) {
+        EXPECT_FALSE(p.split(tile - p.dp_tiles)) << what;
+      }
+      continue;
+    }
+    ASSERT_TRUE(streamed) << what << ": a data-parallel tile was split";
+    const long long s = tile - p.dp_tiles;
+    EXPECT_TRUE(p.split(s)) << what;
+    // The fix-up's view: the owners of the first and last iteration and every block between
+    // them, each with the slot the plan gives it.
+    const int g0 = p.owner(s * p.iters), g1 = p.owner((s + 1) * p.iters - 1);
+    ASSERT_EQ(std::size_t(g1 - g0 + 1), parts.size()) << what;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      EXPECT_EQ(parts[i].block, g0 + int(i)) << what;
+      EXPECT_EQ(parts[i].slot, p.slot(parts[i].block, s)) << what;
+      EXPECT_GE(parts[i].slot, 0) << what;
+      EXPECT_LT(parts[i].slot, p.slots()) << what;
+      EXPECT_TRUE(slots.insert(parts[i].slot).second) << what << ": slot used twice";
+      EXPECT_LE((long long)(parts[i].slot + 1) * kBm * kBn, floats) << what;
+    }
+  }
+  if (slots.empty()) {
+    EXPECT_EQ(floats, 0) << what << ": workspace asked for nothing split";
+  }
+
+  // Balance: stream-K shares differ by at most one iteration, data-parallel tiles are equal.
+  std::vector<long long> load(std::size_t(blocks), 0);
+  for (auto& s : segments)
+    if (s.tile >= p.dp_tiles) load[std::size_t(s.block)] += s.j1 - s.j0;
+  const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
+  EXPECT_LE(*hi - *lo, 1) << what;
+  // The hybrid streams between one and two tiles per block once there is a full wave.
+  if (hybrid && p.tiles >= blocks && p.tiles % blocks != 0) {
+    EXPECT_GE(p.sk_tiles(), blocks) << what;
+    EXPECT_LT(p.sk_tiles(), 2 * blocks) << what;
+  }
+  if (hybrid && p.tiles % blocks == 0) {
+    EXPECT_EQ(p.sk_tiles(), 0) << what;
+  }
+  if (!hybrid) {
+    EXPECT_EQ(p.dp_tiles, 0) << what;
+  }
+}
+
+TEST(StreamKPlan, EveryIterationOnceSlotsDistinctFixupInOrder) {
+  for (bool hybrid : {false, true})
+    for (int tm : {1, 2, 3, 7, 12})
+      for (int tn : {1, 2, 5, 11})
+        for (int k : {0, 1, 8, 9, 64, 100, 1000})
+          for (int blocks : {1, 2, 3, 4, 7, 13, 132, 264}) check(tm, tn, k, blocks, hybrid);
+}
+
+// The wave-quantisation case the family is for: 144 tiles of 128 x 128 on 132 SMs (1536^2),
+// where a data-parallel launch runs a second wave of 12 tiles on 12 SMs.
+TEST(StreamKPlan, OneAndANineteenthWavesAreSharedEvenly) {
+  const StreamKPlan pure = StreamKPlan::make(1536, 1536, 1536, 128, 128, 8, 132, false);
+  EXPECT_EQ(pure.tiles, 144);
+  EXPECT_EQ(pure.iters, 192);
+  EXPECT_EQ(pure.dp_tiles, 0);
+  EXPECT_EQ(pure.per, 144 * 192 / 132);  // 209 or 210 slabs each, 1.09 tiles
+  const StreamKPlan hybrid = StreamKPlan::make(1536, 1536, 1536, 128, 128, 8, 132, true);
+  EXPECT_EQ(hybrid.dp_tiles, 0);  // one full wave only: it joins the partial one
+  const StreamKPlan big = StreamKPlan::make(4096, 4096, 4096, 128, 128, 8, 132, true);
+  EXPECT_EQ(big.tiles, 1024);                 // 7 full waves and 100 tiles
+  EXPECT_EQ(big.dp_tiles, 6 * 132);           // six waves data-parallel
+  EXPECT_EQ(big.sk_tiles(), 132 + 100);       // the seventh and the rest streamed
+  EXPECT_EQ(StreamKPlan::grid(1, 1, 1, 128, 128, 8, 264), 1);  // never more blocks than work
+  EXPECT_EQ(StreamKPlan::grid(1536, 1536, 1536, 128, 128, 8, 264), 264);
+}
+
+}  // namespace
+}  // namespace occtune
