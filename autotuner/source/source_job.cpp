@@ -374,6 +374,7 @@ void read_args(const Reader& r, SourceKernel& k, const std::set<std::string>& pr
                          scalar ? "value" : "count"));
     const Expr e = ar.expr(scalar ? "value" : "count", true, problem_names);
     const std::int64_t v = evaluate_now(ar, e, problem);
+    arg.amount = e;
     if (scalar) {
       arg.value = v;
       const bool fits = arg.type == ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX

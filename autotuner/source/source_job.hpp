@@ -30,6 +30,7 @@ struct Argument {
   ValueType type = ValueType::kFloat32;
   std::int64_t count = 0;  // elements (buffers)
   std::int64_t value = 0;  // scalars
+  Expr amount;             // `count` or `value` as written, for another problem (--problem)
 };
 
 struct Parameter {
