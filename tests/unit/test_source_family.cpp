@@ -9,9 +9,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
 #include "autotuner/core/outcome.hpp"
 #include "autotuner/core/user_family.hpp"
+#include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/source_family.hpp"
 #include "autotuner/source/configurations.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -191,9 +194,70 @@ TEST(SourceFamily, AJobFileRegistersItsKernelsForThisProcessAndItsWorkers) {
   EXPECT_FALSE(source_job_problem("tiled_dynamic").has_value());
 }
 
-TEST(SourceFamily, CompileFailedIsAnOutcomeOfItsOwn) {
+// A family compiled at tuning time is planned after its compile hook: one candidate per
+// configuration at its own block; a configuration that did not compile is a candidate whose
+// rejection carries the compiler's words (the run records it as compile_failed, measures the
+// others). Offline, with declared registers, so no GPU is needed.
+TEST(SourceFamily, APlanHasOneCandidatePerConfigurationAndCarriesCompileFailures) {
   EXPECT_EQ(to_string(Outcome::kCompileFailed), "compile_failed");
   EXPECT_EQ(outcome_from_string("compile_failed"), Outcome::kCompileFailed);
+
+  KernelFamily f;
+  f.name = "fixed_blocks_plan";
+  f.version = "1";
+  f.dims = {"n"};
+  f.block_rule = BlockRule::kFixed;
+  for (int bx : {64, 256}) {
+    KernelConfig c;
+    c.params = {{"BX", bx}};
+    c.block = {bx, 1};
+    c.function = &f;  // never launched: planned offline
+    c.registers = 32;
+    f.configs.push_back(c);
+  }
+  f.smem = [](Block b, const KernelConfig&) { return std::size_t(b.x) * 8; };
+  f.grid = [](const Dims& p, const KernelConfig&, Block b) {
+    return Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
+  };
+  f.buffers = [](const Dims&) { return std::vector<Buffer>{}; };
+  f.launch = [](const LaunchArgs&) { return 0; };
+  f.reference = [](const Dims&, std::vector<std::vector<float>>&) {};
+  f.cuda.attributes = [](const void*, int*, int*, int*) { return 0; };
+  f.cuda.max_active_blocks = [](const void*, int, std::size_t, int*) { return 0; };
+  f.cuda.set_max_dynamic_smem = [](const void*, int) { return 0; };
+  int compiled = 0;
+  CompileSummary summary;
+  summary.errors = {"", "stencil.cu(3): error: expected a \";\""};
+  summary.arch = "sm_90";
+  summary.wall_seconds = 0.25;
+  register_user_family(f, [&]() -> const CompileSummary& {
+    ++compiled;
+    return summary;
+  });
+  const UserFamily* uf = find_user_family("fixed_blocks_plan");
+  ASSERT_NE(uf, nullptr);
+  ASSERT_EQ(uf->variants.size(), 2u);
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  const Plan plan = plan_user_family(*uf, h100, Shape{100000, 1, 1}, oracle);
+  EXPECT_EQ(compiled, 1);
+  EXPECT_DOUBLE_EQ(plan.compile_seconds, 0.25);
+  ASSERT_EQ(plan.candidates.size(), 2u);
+  const Candidate& ok = plan.candidates[0];
+  EXPECT_EQ(ok.variant->symbol, "fixed_blocks_plan<BX=64>/64x1");
+  EXPECT_EQ(ok.threads, 64);
+  EXPECT_EQ(ok.grid_x, (100000 + 63) / 64);
+  EXPECT_EQ(ok.dynamic_smem, 64u * 8);
+  EXPECT_EQ(ok.registers, 32);
+  EXPECT_GT(ok.active_blocks_per_sm, 0);
+  EXPECT_TRUE(ok.rejection.empty()) << ok.rejection;
+  const Candidate& failed = plan.candidates[1];
+  EXPECT_EQ(failed.variant->symbol, "fixed_blocks_plan<BX=256>/256x1");
+  EXPECT_EQ(failed.rejection, "compile_failed: stencil.cu(3): error: expected a \";\"");
+  EXPECT_EQ(failed.active_blocks_per_sm, 0);
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes[0].find("2 configurations for sm_90 in 0.25 s"), std::string::npos)
+      << plan.notes[0];
 }
 
 }  // namespace
