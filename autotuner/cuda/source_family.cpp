@@ -82,11 +82,7 @@ void pack(const SourceKernel& k, const Dims& problem, const std::vector<float*>&
       continue;
     }
     const std::int64_t v = a.amount.eval(values);
-    const bool fits = a.type == source::ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX
-                      : a.type == source::ValueType::kUInt32 ? v >= 0 && v <= UINT32_MAX
-                      : a.type == source::ValueType::kUInt64 ? v >= 0
-                                                             : true;
-    if (!fits)
+    if (!source::fits(a.type, v))
       bad(k, fmt::format("scalar argument '{}' = '{}' is {} at problem {}, which a {} cannot "
                          "hold; choose a smaller problem",
                          a.name, a.amount.text(), v, problem.str(), source::to_string(a.type)));

@@ -17,6 +17,8 @@ namespace occtune::source {
 enum class ValueType { kInt32, kInt64, kUInt32, kUInt64, kFloat32, kFloat64 };
 std::string_view to_string(ValueType type);
 std::size_t size_of(ValueType type);
+// Whether a scalar argument of `type` can hold `value` (floating types take any integer).
+bool fits(ValueType type, std::int64_t value);
 
 enum class ArgKind { kInput, kOutput, kScalar };
 std::string_view to_string(ArgKind kind);
