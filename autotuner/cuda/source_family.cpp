@@ -64,6 +64,17 @@ union Slot {
   double f64;
 };
 
+// A scalar argument's value at `problem`; Error(kUsage) when its type cannot hold it.
+std::int64_t scalar_value(const SourceKernel& k, const source::Argument& a,
+                          const source::Bindings& values, const Dims& problem) {
+  const std::int64_t v = a.amount.eval(values);
+  if (!source::fits(a.type, v))
+    bad(k, fmt::format("scalar argument '{}' = '{}' is {} at problem {}, which a {} cannot "
+                       "hold; choose a smaller problem",
+                       a.name, a.amount.text(), v, problem.str(), source::to_string(a.type)));
+  return v;
+}
+
 // The kernel's arguments for `problem`: buffers (inputs and outputs, in order) from `buffers`,
 // scalars evaluated from the problem. `pointers` then points into `slots`.
 void pack(const SourceKernel& k, const Dims& problem, const std::vector<float*>& buffers,
@@ -81,11 +92,7 @@ void pack(const SourceKernel& k, const Dims& problem, const std::vector<float*>&
       ++next_buffer;
       continue;
     }
-    const std::int64_t v = a.amount.eval(values);
-    if (!source::fits(a.type, v))
-      bad(k, fmt::format("scalar argument '{}' = '{}' is {} at problem {}, which a {} cannot "
-                         "hold; choose a smaller problem",
-                         a.name, a.amount.text(), v, problem.str(), source::to_string(a.type)));
+    const std::int64_t v = scalar_value(k, a, values, problem);
     switch (a.type) {
       case source::ValueType::kInt32:
         s.i32 = std::int32_t(v);
@@ -141,9 +148,9 @@ Loaded load(const SourceKernel& k, const source::CompiledProgram& p, const std::
 int set_max_dynamic_smem(const void* function, int bytes) {
   int device = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return int(err);
-  return int(cudaKernelSetAttributeForDevice(
-      reinterpret_cast<cudaKernel_t>(const_cast<void*>(function)),
-      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, device));
+  return int(
+      cudaKernelSetAttributeForDevice(reinterpret_cast<cudaKernel_t>(const_cast<void*>(function)),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, device));
 }
 
 std::string current_arch(const SourceKernel& k) {
@@ -264,7 +271,10 @@ struct State {
     std::vector<Buffer> out;
     const source::Bindings values = bindings(problem);
     for (const auto& a : kernel.args) {
-      if (a.kind == source::ArgKind::kScalar) continue;
+      if (a.kind == source::ArgKind::kScalar) {
+        scalar_value(kernel, a, values, problem);  // refused here, before any launch
+        continue;
+      }
       const std::int64_t count = a.amount.eval(values);
       if (count < 1 || count > (std::int64_t(1) << 40))
         bad(kernel, fmt::format("buffer '{}' = '{}' is {} elements at problem {}; a buffer needs "

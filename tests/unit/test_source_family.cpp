@@ -166,6 +166,18 @@ TEST(SourceFamily, WhatCannotBeTunedIsRefusedNamingTheFix) {
   EXPECT_EQ(code_of([&] { make_source_family(k, {}); }, &message), ExitCode::kUsage);
   EXPECT_NE(message.find("tuning takes 1D and 2D blocks"), std::string::npos) << message;
 
+  // A scalar whose type cannot hold its value at the problem tuned, before any launch.
+  k = example();
+  k.args[2].amount = source::Expr::parse("nx * 1000000", "args[2].value");
+  EXPECT_EQ(code_of(
+                [&] {
+                  make_source_family(k, {}).family.buffers(Dims{{{"nx", 4096}, {"ny", 1}}});
+                },
+                &message),
+            ExitCode::kUsage);
+  EXPECT_NE(message.find("scalar argument 'nx' = 'nx * 1000000' is 4096000000"), std::string::npos)
+      << message;
+
   // A problem other than the job's, when the configurations depend on the problem.
   k = example();
   k.constraints.push_back(source::Expr::parse("BX <= nx", "constraints[3]"));
