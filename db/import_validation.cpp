@@ -296,7 +296,7 @@ class Fields {
 
 const std::set<std::string> kOutcomes = {
     "ok",           "invalid_config", "exceeds_limits", "launch_failed",
-    "wrong_result", "crashed",        "timeout"};
+    "wrong_result", "crashed",        "timeout",       "compile_failed"};
 const std::set<std::string> kStatuses = {"running", "complete", "interrupted", "failed"};
 
 constexpr std::int64_t kMaxInt = INT_MAX;
@@ -432,7 +432,8 @@ void check_measurement(const json& value, const std::string& path, const std::st
   const std::string outcome = f.text("outcome", limits.max_name);
   if (!kOutcomes.count(outcome))
     f.bad_field("outcome", fmt::format("is {}, not one of ok, invalid_config, exceeds_limits, "
-                                       "launch_failed, wrong_result, crashed, timeout",
+                                       "launch_failed, wrong_result, crashed, timeout, "
+                                       "compile_failed",
                                        shown(f.require("outcome"))));
   const std::string error = f.text("error", limits.max_string);
   const auto rel_error = f.nullable_number("rel_error", 0, /*required=*/true);

@@ -1,4 +1,4 @@
-// Schema versions 1 to 4 and the migration mechanism: an ordered list of steps, each taking the
+// Schema versions 1 to 6 and the migration mechanism: an ordered list of steps, each taking the
 // file from version v to v+1, all applied in one transaction so a file is never left
 // half-migrated. Creating a fresh file is simply the step from version 0.
 #include "db/schema.hpp"
@@ -195,17 +195,42 @@ ALTER TABLE runs ADD COLUMN layout TEXT NOT NULL DEFAULT 'nn'
   CHECK (layout IN ('nn', 'nt', 'tn', 'tt'));
 )sql";
 
+// Version 6 (issue #14): the outcome `compile_failed` (a source kernel's configuration that
+// NVRTC refused). SQLite cannot change a CHECK constraint in place, so the table is rebuilt from
+// its own stored definition (which holds every column added since version 1) with the constraint
+// widened, its rows copied in order, and its index made again.
+void widen_outcomes_v6(SQLite::Database& db) {
+  std::string sql =
+      db.execAndGet("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'measurements'")
+          .getString();
+  const std::string table = "CREATE TABLE measurements (";
+  const std::string last = "'timeout')";
+  const auto at = sql.find(last);
+  if (sql.rfind(table, 0) != 0 || at == std::string::npos)
+    fail(ExitCode::kNotFound,
+         "the measurements table's definition is not occtune's (no outcome constraint ending in "
+         "'timeout'); this file was changed by another program: restore it from an export");
+  sql.replace(at, last.size(), "'timeout', 'compile_failed')");
+  sql.replace(0, table.size(), "CREATE TABLE measurements_v6 (");
+  db.exec(sql);
+  db.exec("INSERT INTO measurements_v6 SELECT * FROM measurements");
+  db.exec("DROP TABLE measurements");
+  db.exec("ALTER TABLE measurements_v6 RENAME TO measurements");
+  db.exec("CREATE INDEX measurements_by_run ON measurements (run_id, outcome, median_ms)");
+}
+
 struct Migration {
   int from;  // the step takes the file from `from` to `from + 1`
   void (*apply)(SQLite::Database&);
 };
 
-constexpr std::array<Migration, 5> kMigrations = {{
+constexpr std::array<Migration, 6> kMigrations = {{
     {0, [](SQLite::Database& db) { db.exec(kCreateV1); }},
     {1, [](SQLite::Database& db) { db.exec(kAddProvenanceV2); }},
     {2, [](SQLite::Database& db) { db.exec(kAddRunOwnerV3); }},
     {3, [](SQLite::Database& db) { db.exec(kAddCheckHistoryV4); }},
     {4, [](SQLite::Database& db) { db.exec(kAddLayout); }},  // issue #12 layouts
+    {5, &widen_outcomes_v6},                                  // issue #14 compile_failed
 }};
 constexpr bool steps_are_contiguous() {
   for (std::size_t i = 0; i < kMigrations.size(); ++i)

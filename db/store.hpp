@@ -23,7 +23,7 @@ class Database;
 
 namespace occtune::db {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 inline constexpr int kApplicationId = 0x4F43544E;  // "OCTN"
 
 // The records the store keeps are the typed model of autotuner/core/records.hpp; these names

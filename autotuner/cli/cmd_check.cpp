@@ -13,6 +13,7 @@
 #include "autotuner/cli/backend_factory.hpp"
 #include "autotuner/cli/commands.hpp"
 #include "autotuner/cli/shared_options.hpp"
+#include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/cli/user_problem.hpp"
@@ -80,7 +81,9 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 int run_check_command(const CheckOptions& o, const Context& ctx) {
   resolve_format(o.gate.format);  // bad input fails before any GPU work
   std::vector<std::string> kernel_flags = o.kernels;
-  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
+  std::vector<std::string> problems = o.problems;
+  use_job_source_kernels(o.config, kernel_flags, problems, o.shapes);
+  const auto shape_flags = user_problem_shapes(kernel_flags, problems, o.shapes);
   JobConfig job = select_job(o.config, kernel_flags, shape_flags, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));

@@ -9,6 +9,7 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/plan_printer.hpp"
+#include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/device_profile.hpp"
@@ -28,6 +29,7 @@ struct PlanOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> shapes;
   std::vector<std::string> problems;  // user kernel families (--problem nx=..,ny=..)
+  std::string config;                 // a job file whose [[kernel]] tables are planned
   int min_tile = 0;
   std::string format = "table";
   std::string output;
@@ -44,8 +46,17 @@ int run_plan(const PlanOptions& o) {
     fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
                            "(offline, e.g. --profile h100)");
   std::vector<std::string> kernel_names = o.kernels;
+  std::vector<std::string> problems = o.problems;
+  use_job_source_kernels(o.config, kernel_names, problems, o.shapes);
   for (auto& k : kernel_names) validate_kernel_name(k);
-  const auto shape_flags = user_problem_shapes(kernel_names, o.problems, o.shapes);
+  for (auto& k : kernel_names)
+    if (!o.profile.empty() && cuda::source_job_problem(k))
+      fail(ExitCode::kUsage,
+           fmt::format("plan --profile does not plan the source kernel '{}' (its registers come "
+                       "from compiling it); use `occtune compile --job {} --profile {}`, or plan "
+                       "on a GPU with --device",
+                       k, resolve_config(o.config), o.profile));
+  const auto shape_flags = user_problem_shapes(kernel_names, problems, o.shapes);
   if (kernel_names.empty()) kernel_names.push_back("tiled_dynamic");
   std::vector<Shape> shapes;
   for (auto& s : shape_flags) shapes.push_back(parse_shape(s));
@@ -99,6 +110,9 @@ void add_plan_command(CLI::App& app, Context&, Action& action) {
   cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); default 4096x4096x4096");
   cmd->add_option("--problem", o->problems,
                   "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
+  cmd->add_option("--config", o->config,
+                  "a job file: its [[kernel]] tables (source kernels) are planned (env "
+                  "OCCTUNE_CONFIG)");
   cmd->add_option("--min-tile", o->min_tile, "smallest tile width to generate")
       ->check(CLI::Range(1, 1024));
   add_format_option(*cmd, o->format);

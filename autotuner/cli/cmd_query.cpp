@@ -13,6 +13,7 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/job_selection.hpp"
 #include "autotuner/cli/output_target.hpp"
+#include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/device_selector.hpp"
 #include "autotuner/core/error.hpp"
@@ -37,6 +38,7 @@ struct QueryOptions {
   std::string kernel;  // empty: the fastest configuration of any family
   std::string shape;
   std::string problem;  // a user kernel family's (--problem nx=..,ny=..)
+  std::string config;   // a job file whose [[kernel]] tables (source kernels) are known
   std::string layout = "nn";
   bool explain = false;
   bool fallback = false;
@@ -147,9 +149,13 @@ int run_query(const QueryOptions& o) {
   const Format format = resolve_format(o.format);
   std::vector<std::string> kernel_flags;
   if (!o.kernel.empty()) kernel_flags.push_back(o.kernel);
-  const auto shape_flags = user_problem_shapes(
-      kernel_flags, o.problem.empty() ? std::vector<std::string>{} : std::vector{o.problem},
-      o.shape.empty() ? std::vector<std::string>{} : std::vector{o.shape});
+  std::vector<std::string> problems;
+  if (!o.problem.empty()) problems.push_back(o.problem);
+  const std::vector<std::string> shapes =
+      o.shape.empty() ? std::vector<std::string>{} : std::vector{o.shape};
+  if (!use_job_source_kernels(o.config, kernel_flags, problems, shapes).empty())
+    kernel_flags.resize(1);  // query answers for one family
+  const auto shape_flags = user_problem_shapes(kernel_flags, problems, shapes);
   if (shape_flags.empty()) fail(ExitCode::kUsage, "query needs --shape MxNxK");
   const Shape shape = parse_shape(shape_flags.front());
   const std::string kernel = kernel_flags.empty() ? "" : kernel_flags.front();
@@ -192,9 +198,11 @@ int run_query(const QueryOptions& o) {
          fmt::format(
              "no cached configuration for {} {} (layout {}) on {} ({}) with kernel "
              "build {}; run `occtune tune {}{}{}` first{}{}",
-             kernel_label, o.problem.empty() ? shape.str() : o.problem, key.layout, device.uuid,
-             device.name, key.build_id, o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
-             o.problem.empty() ? "--shape " + shape.str() : "--problem " + o.problem, layout_flag,
+             kernel_label, problems.empty() ? shape.str() : problems.front(), key.layout,
+             device.uuid, device.name, key.build_id,
+             o.kernel.empty() ? "" : "--kernel " + o.kernel + " ",
+             problems.empty() ? "--shape " + shape.str() : "--problem " + problems.front(),
+             layout_flag,
              o.fallback ? ""
                         : ", or pass --fallback to accept the same model, "
                           "architecture, nearest shape or the occupancy heuristic",
@@ -267,6 +275,9 @@ void add_query_command(CLI::App& app, Context&, Action& action) {
                   "kernel family (default: the fastest configuration of any family)");
   cmd->add_option("--shape", o->shape, "MxNxK");
   cmd->add_option("--problem", o->problem, "a user kernel family's problem, e.g. nx=4096,ny=4096");
+  cmd->add_option("--config", o->config,
+                  "a job file whose [[kernel]] tables (source kernels) are queried (env "
+                  "OCCTUNE_CONFIG)");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   cmd->add_flag("--explain", o->explain,

@@ -23,6 +23,7 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
+#include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
@@ -92,7 +93,9 @@ extern "C" void on_sigint(int) {
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
   std::vector<std::string> kernel_flags = o.kernels;
-  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
+  std::vector<std::string> problems = o.problems;
+  use_job_source_kernels(o.config, kernel_flags, problems, o.shapes);
+  const auto shape_flags = user_problem_shapes(kernel_flags, problems, o.shapes);
   JobConfig job = select_job(o.config, kernel_flags, shape_flags, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);

@@ -170,6 +170,8 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
     if (k.reused > 0) line += fmt::format(", {} reused from the database", k.reused);
     if (k.unmeasured > 0) line += fmt::format(", {} not measured", k.unmeasured);
     line += fmt::format(", {} samples, {:.2f} s", k.samples_taken, k.wall_s);
+    // A source kernel compiled before it was planned: compiling and measuring, apart.
+    if (k.compile_s > 0) line += fmt::format(" measuring, {:.2f} s compiling", k.compile_s);
     if (k.throttled_batches > 0)
       line += fmt::format(", {} throttled batch{} retaken", k.throttled_batches,
                           k.throttled_batches == 1 ? "" : "es");
@@ -213,6 +215,7 @@ nlohmann::json shape_json(const ShapeResult& r) {
                        {"samples_taken", k.samples_taken},
                        {"throttled_batches", k.throttled_batches},
                        {"wall_s", k.wall_s},
+                       {"compile_s", k.compile_s},
                        {"stopped", std::string(to_string(k.stopped))},
                        {"candidates", ms}});
   }

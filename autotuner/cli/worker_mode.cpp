@@ -12,6 +12,7 @@
 #include <exception>
 #include <string>
 
+#include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cuda/in_process_backend.hpp"
 #include "autotuner/isolation/worker_process.hpp"
 #include "autotuner/isolation/worker_server.hpp"
@@ -29,6 +30,9 @@ int run_worker(int argc, char** argv) {
                                         ": %^%l%$: %v");
   int code = isolation::kWorkerStopped;
   try {
+    // The source kernels of the parent's job file (OCCTUNE_SOURCE_JOB), before the registry is
+    // first read, so both processes know the same families.
+    cuda::register_source_job_from_env(source_family_options());
     code = isolation::serve(isolation::kWorkerFd, [](const std::string& selector) {
       return cuda::make_in_process_backend(selector);
     });

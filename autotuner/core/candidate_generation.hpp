@@ -27,6 +27,9 @@ struct Plan {
   std::string oracle;                 // OccupancyOracle::description()
   std::vector<Candidate> candidates;  // in generation order (textbook answer first)
   std::vector<std::string> notes;     // why generation stopped, skipped tiles, ...
+  // Compiling the family's configurations before planning (source kernels, issue #14), in the
+  // process that plans; 0 for families compiled ahead of time.
+  double compile_seconds = 0;
 };
 
 // min_tile: the smallest tile width the textbook walk goes down to (0: the family's default).

@@ -155,7 +155,9 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
                             "configs/default.toml for the format)",
                             e.source().begin.line, e.source().begin.column, e.description()));
   }
-  reject_unknown(root, {"version", "job", "measure", "search", "check"}, "", origin);
+  // [[kernel]] tables are source kernels (autotuner/source/source_job.hpp reads them; the CLI
+  // registers them as families before this file is read).
+  reject_unknown(root, {"version", "job", "measure", "search", "check", "kernel"}, "", origin);
   auto version = root.get("version");
   if (!version) bad(origin, fmt::format("missing 'version'; add `version = {}` at the top",
                                         kJobConfigVersion));

@@ -5,7 +5,7 @@
 
 namespace occtune {
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<Outcome, std::string_view>, 8> kNames = {{
     {Outcome::kOk, "ok"},
     {Outcome::kInvalidConfig, "invalid_config"},
     {Outcome::kExceedsLimits, "exceeds_limits"},
@@ -13,6 +13,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 7> kNames = {{
     {Outcome::kWrongResult, "wrong_result"},
     {Outcome::kCrashed, "crashed"},
     {Outcome::kTimeout, "timeout"},
+    {Outcome::kCompileFailed, "compile_failed"},
 }};
 }  // namespace
 

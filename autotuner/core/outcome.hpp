@@ -14,6 +14,7 @@ enum class Outcome {
   kWrongResult,    // ran but disagrees with cuBLAS beyond the tolerance (or produced NaN)
   kCrashed,        // sticky error at synchronisation (illegal address, trap)
   kTimeout,        // did not finish within the wall-clock limit
+  kCompileFailed,  // a source kernel's configuration did not compile (NVRTC); never launched
 };
 
 std::string_view to_string(Outcome outcome);

@@ -87,6 +87,12 @@ void validate(const KernelFamily& f) {
   if (!(f.compare.tolerance > 0) || !std::isfinite(f.compare.tolerance))
     bad(n, fmt::format("comparison tolerance {} must be a positive number (e.g. 1e-5)",
                        f.compare.tolerance));
+  if (f.block_rule == BlockRule::kFixed)
+    for (std::size_t c = 0; c < f.configs.size(); ++c)
+      if (f.configs[c].block.x < 1 || f.configs[c].block.y < 1)
+        bad(n, fmt::format("configuration {} has block {}x{}; with BlockRule::kFixed give every "
+                           "configuration a block of at least 1x1",
+                           c + 1, f.configs[c].block.x, f.configs[c].block.y));
   if (f.min_threads < 1 || f.max_threads > 1024 || f.min_threads > f.max_threads)
     bad(n, fmt::format("block sizes {}..{} threads are not a range within 1..1024; set "
                        "min_threads <= max_threads",
@@ -101,8 +107,12 @@ void validate(const KernelFamily& f) {
                          c + 1));
     for (std::size_t i = 0; i < k.params.size(); ++i) {
       const std::string& p = k.params[i].name;
-      if (!is_identifier(p))
-        bad(n, fmt::format("configuration {}: parameter '{}' is not a name; use a-z, 0-9 and _",
+      // Upper case too: a source kernel's parameters are C macro and template names (BX).
+      std::string lower = p;
+      for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      if (!is_identifier(lower))
+        bad(n, fmt::format("configuration {}: parameter '{}' is not a name; use a-z, A-Z, 0-9 "
+                           "and _",
                            c + 1, p));
       if (p == "tile" || p == "threads")
         bad(n, fmt::format("configuration {}: parameter '{}' is reserved for the block occtune "
@@ -204,10 +214,20 @@ std::string UserFamily::variant_symbol(int config, Block block) const {
   return fmt::format("{}/{}x{}", config_symbol(config), block.x, block.y);
 }
 
-void register_user_family(KernelFamily family) {
+std::string CompileSummary::line() const {
+  int failed = 0;
+  for (const auto& e : errors) failed += e.empty() ? 0 : 1;
+  return fmt::format("{} configurations for {} in {:.2f} s ({} programs compiled by NVRTC, {} "
+                     "from the kernel cache, {} compile_failed)",
+                     errors.size(), arch, wall_seconds, nvrtc_runs, cache_hits, failed);
+}
+
+void register_user_family(KernelFamily family, CompileHook compile) {
   validate(family);
   UserFamily uf;
   uf.def = std::move(family);
+  uf.compile = std::move(compile);
+  const bool fixed = uf.def.block_rule == BlockRule::kFixed;
   for (int c = 0; c < int(uf.def.configs.size()); ++c) {
     uf.config_symbols.push_back(uf.config_symbol(c));
     for (int j = 0; j < c; ++j)
@@ -216,20 +236,24 @@ void register_user_family(KernelFamily family) {
                                      "configuration its own parameter values",
                                      j + 1, c + 1, uf.config_symbols.back()));
   }
-  if (uf.blocks().empty())
+  if (!fixed && uf.blocks().empty())
     bad(uf.def.name, fmt::format("no block of {} threads lies in min_threads..max_threads = "
                                  "{}..{}; widen the range",
                                  uf.def.block_rule == BlockRule::kSquare ? "4^k" : "2^k",
                                  uf.def.min_threads, uf.def.max_threads));
   for (int c = 0; c < int(uf.def.configs.size()); ++c) {
-    for (const Block b : uf.blocks()) {
+    const auto blocks =
+        fixed ? std::vector<Block>{uf.def.configs[std::size_t(c)].block} : uf.blocks();
+    for (const Block b : blocks) {
       kernels::VariantInfo v;
       v.family = uf.def.name;
       v.symbol = uf.variant_symbol(c, b);
       for (const auto& p : uf.def.configs[std::size_t(c)].params)
         v.params.push_back({p.name, int(p.value)});
-      v.params.push_back({block_param(uf.def.block_rule),
-                          uf.def.block_rule == BlockRule::kSquare ? b.x : b.threads()});
+      // A fixed block is the configuration's own (its parameters already say it).
+      if (!fixed)
+        v.params.push_back({block_param(uf.def.block_rule),
+                            uf.def.block_rule == BlockRule::kSquare ? b.x : b.threads()});
       v.block_x = b.x;
       v.block_y = b.y;
       v.tile_m = v.tile_n = 1;  // unused: the family computes its grid (user_grid)

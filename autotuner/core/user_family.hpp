@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +26,22 @@ struct UserVariant {
   Block block;
 };
 
+// What compiling a family's configurations at tuning time gave (source kernels, issue #14):
+// per configuration, empty when it compiled, else `compile_failed`'s text (the compiler log's
+// first lines). Asked in the process that runs the GPU work, before its first measurement.
+struct CompileSummary {
+  std::vector<std::string> errors;  // parallel to KernelFamily::configs
+  std::string arch;                 // "sm_90"
+  double wall_seconds = 0;          // the whole space, in parallel, reference included
+  int nvrtc_runs = 0;               // programs NVRTC compiled (reference included)
+  int cache_hits = 0;               // programs read from the kernel cache instead
+  std::string line() const;         // "148 configurations for sm_90 in 1.23 s: ..."
+};
+using CompileHook = std::function<const CompileSummary&()>;
+
 struct UserFamily {
   KernelFamily def;
+  CompileHook compile;  // set for families compiled at tuning time; compiles on first call
   std::vector<std::string> config_symbols;     // "reduce<ept=4>", one per configuration
   std::vector<kernels::VariantInfo> variants;  // configuration x admissible block
   std::vector<UserVariant> variant_of;         // parallel to variants
@@ -41,7 +56,9 @@ struct UserFamily {
 
 // Validates and keeps `family`; throws Error(kUsage) naming the family, the value and the fix.
 // (occtune::register_family calls it.)
-void register_user_family(KernelFamily family);
+// `compile`, for a family compiled at tuning time, is asked before its configurations are
+// planned or measured; a configuration it reports failed is `compile_failed`, never launched.
+void register_user_family(KernelFamily family, CompileHook compile = {});
 // The user family named `name`, or nullptr (also for built-in families).
 const UserFamily* find_user_family(std::string_view name);
 // Every registered user family, in registration order.

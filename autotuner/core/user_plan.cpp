@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "autotuner/core/error.hpp"
 
@@ -29,15 +30,59 @@ void require_some_block_fits(const UserFamily& f, const DeviceInfo& device) {
                    f.def.name, device.name, device.shared_mem_per_block_optin, smallest, where));
 }
 
+// A family whose configurations each have their own block (source kernels): one candidate per
+// configuration, annotated like a walk's answer; a configuration that did not compile is a
+// candidate carrying the compiler's words, so the run records it as compile_failed.
+void plan_fixed_blocks(const UserFamily& f, const DeviceInfo& device, const Dims& dims,
+                       OccupancyOracle& oracle, Plan& plan) {
+  const auto asked = std::chrono::steady_clock::now();
+  const CompileSummary* compiled = f.compile ? &f.compile() : nullptr;
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  // Only the plan whose call compiled reports it: the next problem's plan finds the space
+  // compiled (the answer is kept), and its time is not compile time again.
+  if (compiled && took >= compiled->wall_seconds) {
+    plan.compile_seconds = took;
+    plan.notes.push_back(fmt::format("{}: {}", f.def.name, compiled->line()));
+  }
+  for (std::size_t i = 0; i < f.variants.size(); ++i) {
+    const UserVariant& uv = f.variant_of[i];
+    const Grid g = user_grid(f, uv, dims);
+    const std::string* failed =
+        compiled && !compiled->errors[std::size_t(uv.config)].empty()
+            ? &compiled->errors[std::size_t(uv.config)]
+            : nullptr;
+    if (!failed) {
+      plan.candidates.push_back(annotate(f.variants[i], device, g.x, g.y, g.z, oracle));
+      continue;
+    }
+    Candidate c;
+    c.variant = &f.variants[i];
+    c.origin = "registered";
+    c.threads = uv.block.threads();
+    c.dynamic_smem = f.variants[i].dynamic_smem;
+    c.grid_x = g.x;
+    c.grid_y = g.y;
+    c.grid_z = g.z;
+    c.limiter = "none";
+    c.rejection = "compile_failed: " + *failed;
+    plan.candidates.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape problem,
                       OccupancyOracle& oracle) {
-  require_some_block_fits(f, device);
   const Dims dims = to_dims(f, problem);
   Plan plan;
   plan.family = f.def.name;
   plan.oracle = oracle.description();
+  if (f.def.block_rule == BlockRule::kFixed) {
+    plan_fixed_blocks(f, device, dims, oracle, plan);
+    return plan;
+  }
+  require_some_block_fits(f, device);
   const bool square = f.def.block_rule == BlockRule::kSquare;
   for (int c = 0; c < int(f.def.configs.size()); ++c) {
     const KernelConfig& config = f.def.configs[std::size_t(c)];

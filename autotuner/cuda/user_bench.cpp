@@ -65,6 +65,16 @@ struct UserBench::Impl {
     return a;
   }
 
+  // The compiler's words when the candidate's configuration did not compile (a family compiled
+  // at tuning time); such a configuration has no function and is never launched.
+  const std::string* compile_failure(const Candidate& c) const {
+    if (!family->compile || c.variant->family != family->def.name) return nullptr;
+    const auto uv = user_variant(*c.variant);
+    if (!uv) return nullptr;
+    const std::string& error = family->compile().errors[std::size_t(uv->config)];
+    return error.empty() ? nullptr : &error;
+  }
+
   // The function of a candidate, opted in to its dynamic shared memory above 48 KiB (through
   // the family's hooks: the function belongs to the program's CUDA runtime).
   cudaError_t prepare(const Candidate& c, const void*& function) const {
@@ -152,6 +162,11 @@ Measurement UserBench::check(const Candidate& candidate) {
   Measurement m;
   m.candidate = candidate;
   m.flops = s.flops;
+  if (const std::string* failed = s.compile_failure(candidate)) {
+    m.outcome = Outcome::kCompileFailed;
+    m.error = *failed;
+    return m;
+  }
   if (s.sampler->refuse_check(candidate, m)) return m;
   if (candidate.variant->family != s.family->def.name || !user_variant(*candidate.variant)) {
     m.outcome = Outcome::kInvalidConfig;
@@ -210,6 +225,11 @@ SampleBatch UserBench::samples(const Candidate& candidate, int count) {
   auto& s = *impl_;
   if (auto refused = s.sampler->refused_batch()) return *refused;
   SampleBatch batch;
+  if (const std::string* failed = s.compile_failure(candidate)) {
+    batch.outcome = Outcome::kCompileFailed;
+    batch.error = *failed;
+    return batch;
+  }
   const void* function = nullptr;
   if (auto err = s.prepare(candidate, function); err != cudaSuccess) {
     batch.outcome = classify_launch_error(err);

@@ -27,6 +27,7 @@ struct KernelResult {
   int samples_taken = 0;      // timed samples taken on the GPU in this run, retakes included
   int throttled_batches = 0;  // batches discarded for a throttled clock
   double wall_s = 0;          // check, race and decision of this family
+  double compile_s = 0;       // compiling its configurations before planning (source kernels)
   StopReason stopped = StopReason::kNone;  // kBudget or kInterrupted when cut short
 };
 

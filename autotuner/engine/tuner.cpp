@@ -93,6 +93,9 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     for (auto& name : request.kernels) {
       plans.back().push_back(
           backend.plan(*kernels::find_family(name), shape, request.min_tile, request.layout));
+      // A family compiled at tuning time says what compiling it took (its plan's notes).
+      if (plans.back().back().compile_seconds > 0)
+        for (const auto& note : plans.back().back().notes) spdlog::info("compiled {}", note);
       total += engine::listed_candidates(plans.back().back(), request.search);
     }
   }
@@ -159,6 +162,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       outcome.context_lost |= race.context_lost;
       kr = std::move(race.result);
       kr.wall_s = now() - run_start;
+      kr.compile_s = plan.compile_seconds;
       if (kr.stopped == StopReason::kBudget) outcome.budget_exhausted = true;
       const auto status = interrupted            ? RunStatus::kInterrupted
                           : outcome.context_lost ? RunStatus::kFailed

@@ -113,7 +113,8 @@ json encode(const Plan& plan) {
   return {{"family", plan.family},
           {"oracle", plan.oracle},
           {"candidates", candidates},
-          {"notes", plan.notes}};
+          {"notes", plan.notes},
+          {"compile_seconds", plan.compile_seconds}};
 }
 
 Plan decode_plan(const json& j) {
@@ -123,6 +124,7 @@ Plan decode_plan(const json& j) {
     plan.oracle = j.at("oracle").get<std::string>();
     for (auto& c : j.at("candidates")) plan.candidates.push_back(decode_candidate(c));
     plan.notes = j.at("notes").get<std::vector<std::string>>();
+    plan.compile_seconds = j.at("compile_seconds").get<double>();
     return plan;
   });
 }

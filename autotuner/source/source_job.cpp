@@ -46,6 +46,13 @@ std::size_t size_of(ValueType type) {
   }
 }
 
+bool fits(ValueType type, std::int64_t v) {
+  return type == ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX
+         : type == ValueType::kUInt32 ? v >= 0 && v <= UINT32_MAX
+         : type == ValueType::kUInt64 ? v >= 0
+                                      : true;
+}
+
 std::string_view to_string(ArgKind kind) {
   switch (kind) {
     case ArgKind::kInput:
@@ -374,13 +381,10 @@ void read_args(const Reader& r, SourceKernel& k, const std::set<std::string>& pr
                          scalar ? "value" : "count"));
     const Expr e = ar.expr(scalar ? "value" : "count", true, problem_names);
     const std::int64_t v = evaluate_now(ar, e, problem);
+    arg.amount = e;
     if (scalar) {
       arg.value = v;
-      const bool fits = arg.type == ValueType::kInt32    ? v >= INT32_MIN && v <= INT32_MAX
-                        : arg.type == ValueType::kUInt32 ? v >= 0 && v <= UINT32_MAX
-                        : arg.type == ValueType::kUInt64 ? v >= 0
-                                                         : true;
-      if (!fits)
+      if (!fits(arg.type, v))
         ar.bad(fmt::format("'{}' = '{}' is {}, which a {} cannot hold", ar.key("value"), e.text(),
                            v, to_string(arg.type)));
     } else {

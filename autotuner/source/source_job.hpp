@@ -17,6 +17,8 @@ namespace occtune::source {
 enum class ValueType { kInt32, kInt64, kUInt32, kUInt64, kFloat32, kFloat64 };
 std::string_view to_string(ValueType type);
 std::size_t size_of(ValueType type);
+// Whether a scalar argument of `type` can hold `value` (floating types take any integer).
+bool fits(ValueType type, std::int64_t value);
 
 enum class ArgKind { kInput, kOutput, kScalar };
 std::string_view to_string(ArgKind kind);
@@ -30,6 +32,7 @@ struct Argument {
   ValueType type = ValueType::kFloat32;
   std::int64_t count = 0;  // elements (buffers)
   std::int64_t value = 0;  // scalars
+  Expr amount;             // `count` or `value` as written, for another problem (--problem)
 };
 
 struct Parameter {

@@ -31,6 +31,7 @@ struct Dims {
 enum class BlockRule {
   kLinear,  // 1D: threads snapped down to a power of two, block (threads, 1)
   kSquare,  // square 2D: threads snapped down to a power of four, block (w, w), w = sqrt(threads)
+  kFixed,   // each configuration's own KernelConfig::block, no occupancy walk (source kernels)
 };
 
 struct Block {
@@ -55,6 +56,8 @@ struct KernelConfig {
   // (`plan --profile`); 0: unknown, and offline planning of the family says so.
   int registers = 0;
   int static_smem = 0;
+  // The block this configuration launches with, for BlockRule::kFixed (otherwise unused).
+  Block block;
 
   // The value of parameter `name`; throws Error(kUsage) naming it.
   std::int64_t param(const std::string& name) const;

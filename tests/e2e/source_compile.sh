@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # occtune compile as a user runs it, without a GPU: part of the example's space compiled for the
 # H100 profile's sm_90 (registers, occupancy), again from the cache with zero NVRTC runs, for
-# another architecture (all misses), and a bad job file refused with exit 2 naming the key.
+# another architecture (all misses), and a bad job file refused with exit 2 naming the key; the
+# same job file read by query, plan and tune as a job of source-kernel families.
 set -euo pipefail
 occtune=$1
 source_dir=$2
@@ -114,4 +115,22 @@ set -e
 [ $code = 2 ] && grep -q "kernel 'second': .*division by zero" "$tmp/err" \
   || { echo "two kernels: exit $code"; cat "$tmp/err"; exit 1; }
 [ ! -e "$tmp/cache3" ] || { echo "the first kernel compiled before the second was validated"; exit 1; }
+
+# The commands that read a job file take its [[kernel]] tables as families: query (no store:
+# exit 3, not a schema error), plan --profile (exit 2 naming `occtune compile`), and a job whose
+# kernel has an unknown key (exit 2 naming it).
+set +e
+OCCTUNE_KERNEL_CACHE="$tmp/kc" "$occtune" query --config "$job" --db "$tmp/none.db" 2>"$tmp/err"
+code=$?
+[ $code = 3 ] || { echo "query --config: exit $code, not 3"; cat "$tmp/err"; exit 1; }
+OCCTUNE_KERNEL_CACHE="$tmp/kc" "$occtune" plan --profile h100 --config "$job" 2>"$tmp/err"
+code=$?
+[ $code = 2 ] && grep -q "use \`occtune compile --job" "$tmp/err" \
+  || { echo "plan --profile --config: exit $code"; cat "$tmp/err"; exit 1; }
+sed 's/^options = /optionz = /' "$job" >"$tmp/typo.toml"
+OCCTUNE_KERNEL_CACHE="$tmp/kc" "$occtune" tune --config "$tmp/typo.toml" 2>"$tmp/err"
+code=$?
+[ $code = 2 ] && grep -q "optionz" "$tmp/err" \
+  || { echo "tune --config with a typo: exit $code"; cat "$tmp/err"; exit 1; }
+set -e
 echo "source_compile: ok"

@@ -326,6 +326,44 @@ void make_old_file(const fs::path& path, int version) {
   }
 }
 
+// Schema 6 (issue #14) widens the outcome constraint by rebuilding the measurements table: the
+// rows keep their ids and values, the index is back, and compile_failed is accepted only after.
+TEST(Migration, Schema6AcceptsCompileFailedAndKeepsTheRows) {
+  TempDir dir("migrate6");
+  const fs::path path = dir.path / "v5.db";
+  make_old_file(path, 5);
+  const std::string insert_failed =
+      "INSERT INTO measurements (run_id, variant, params, origin, step, suggested_block, "
+      "block_limit, threads, tile, dynamic_smem, registers, active_blocks_per_sm, occupancy, "
+      "limiter, grid_x, grid_y, waves, rejection, outcome, error, rel_error, sample_count, "
+      "min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, flops, gflops, "
+      "sm_clock_mhz) VALUES (1, 'k<A=1>/8x8', 'A=1', 'registered', 0, 0, 0, 64, 0, 0, 0, 0, 0, "
+      "'none', 1, 1, 0, '', 'compile_failed', 'error: expected a ;', NULL, 0, 0, 0, 0, 0, 0, 0, "
+      "'[]', 0, 0, 0)";
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    EXPECT_THROW(raw.exec(insert_failed), SQLite::Exception) << "schema 5 refuses it";
+  }
+  { auto store = Store::open(path); EXPECT_EQ(store.schema_version(), kSchemaVersion); }
+  SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+  EXPECT_EQ(raw.execAndGet("SELECT group_concat(id) FROM measurements").getString(), "1,2");
+  EXPECT_DOUBLE_EQ(raw.execAndGet("SELECT median_ms FROM measurements WHERE id = 2").getDouble(),
+                   3.0);
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
+                           "'measurements_by_run'")
+                .getInt(),
+            1);
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'measurements_v6'")
+                .getInt(),
+            0);
+  raw.exec(insert_failed);
+  EXPECT_EQ(raw.execAndGet("SELECT outcome FROM measurements WHERE id = 3").getString(),
+            "compile_failed");
+  EXPECT_THROW(raw.exec("UPDATE measurements SET outcome = 'exploded' WHERE id = 3"),
+               SQLite::Exception)
+      << "the constraint is still there";
+}
+
 TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
   for (int version = 1; version < kSchemaVersion; ++version) {
     SCOPED_TRACE("from schema " + std::to_string(version));
@@ -372,8 +410,8 @@ TEST(Migration, OlderFilesMigrateWithTheirDataIntact) {
 // same shape is a separate entry.
 TEST(Migration, LayoutStepKeepsOldRunsAsNn) {
   TempDir dir("migrate");
-  const fs::path path = dir.path / "v3.db";
-  make_old_file(path, kSchemaVersion - 1);
+  const fs::path path = dir.path / "v4.db";
+  make_old_file(path, 4);  // the last schema without layouts (5 added them)
   EXPECT_EQ(count(path, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'layout'"),
             0);
   auto store = Store::open(path);
