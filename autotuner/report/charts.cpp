@@ -114,6 +114,7 @@ std::string outcome_band(const std::string& outcome) {
   if (outcome == "wrong_result") return "wrong result";
   if (outcome == "crashed") return "crashed";
   if (outcome == "timeout") return "timeout";
+  if (outcome == "compile_failed") return "compile failed";
   return "not run";
 }
 
@@ -124,7 +125,7 @@ std::string scatter_chart(const ShapeView& s) {
 
   // Bands for the outcomes present, in a fixed order.
   std::vector<std::string> bands;
-  for (const char* b : {"wrong result", "crashed", "timeout", "not run"})
+  for (const char* b : {"wrong result", "crashed", "timeout", "compile failed", "not run"})
     if (std::any_of(s.points.begin(), s.points.end(),
                     [&](auto& p) { return !p.timed() && outcome_band(p.outcome) == b; }))
       bands.push_back(b);

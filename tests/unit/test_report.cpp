@@ -69,6 +69,12 @@ TEST(ReportSvg, EveryBuiltInFamilyHasItsOwnColourAndMarker) {
   }
 }
 
+// A configuration that did not compile (a source kernel) has its own band, not "not run".
+TEST(ReportSvg, CompileFailedHasItsOwnBand) {
+  EXPECT_EQ(report::outcome_band("compile_failed"), "compile failed");
+  EXPECT_EQ(report::outcome_band("exceeds_limits"), "not run");
+}
+
 TEST(ReportSvg, ScalesAndEscaping) {
   EXPECT_EQ(report::escape("RegBlocked<128,\"x\">&'"), "RegBlocked&lt;128,&quot;x&quot;&gt;&amp;&#39;");
   const report::LogScale y{0.1, 10, 100, 0};
