@@ -34,6 +34,9 @@ struct UserFamily {
   // The blocks the rule admits between min_threads and max_threads, smallest first.
   std::vector<Block> blocks() const;
   Block block_for_threads(int threads) const;  // the rule's block of `threads` threads
+  // The occupancy API's answer snapped down to the rule's block sizes (power of two, power of
+  // four, or aspect.x * aspect.y * 4^k); 0 when no block of the rule is that small.
+  int snap_threads(int suggested) const;
   // "name<p=v,...>" of a configuration, and "name<p=v,...>/XxY" of a variant.
   std::string config_symbol(int config) const;
   std::string variant_symbol(int config, Block block) const;

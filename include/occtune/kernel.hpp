@@ -31,6 +31,14 @@ struct Dims {
 enum class BlockRule {
   kLinear,  // 1D: threads snapped down to a power of two, block (threads, 1)
   kSquare,  // square 2D: threads snapped down to a power of four, block (w, w), w = sqrt(threads)
+  kAspect,  // fixed-aspect 2D: block (aspect.x * s, aspect.y * s), s a power of two, so threads
+            // are snapped down to aspect.x * aspect.y * 4^k (KernelFamily::aspect)
+};
+
+// The shape of every block of a BlockRule::kAspect family, in lowest terms: {4, 1} gives the
+// blocks 4x1, 8x2, 16x4, 32x8, 64x16; {1, 2} gives 1x2, 2x4, ..., 16x32.
+struct Aspect {
+  int x = 1, y = 1;
 };
 
 struct Block {
@@ -116,6 +124,7 @@ struct KernelFamily {
   std::vector<std::string> dims;  // the problem's dimensions, 1 to 3 names, e.g. {"nx", "ny"}
   std::vector<KernelConfig> configs;
   BlockRule block_rule = BlockRule::kSquare;
+  Aspect aspect;  // BlockRule::kAspect only: block_x : block_y
   int min_threads = 16;    // the smallest block the kernel accepts (threads)
   int max_threads = 1024;  // the largest
   // Dynamic shared memory in bytes for a block; fed to the occupancy API.

@@ -4,6 +4,7 @@
 // with the family's shared memory, its grid, device limits); the CLI's --problem rules.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
@@ -69,6 +70,11 @@ const bool registered = [] {
     return Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
   };
   register_family(linear);
+  KernelFamily wide = valid("uwide");  // fixed aspect 4:1: blocks of 4s x s threads
+  wide.block_rule = BlockRule::kAspect;
+  wide.aspect = {4, 1};
+  wide.min_threads = 64;
+  register_family(wide);
   KernelFamily huge = valid("uhuge");  // needs 1 GiB of shared memory at every block
   huge.smem = [](Block, const KernelConfig&) { return std::size_t(1) << 30; };
   register_family(huge);
@@ -128,6 +134,57 @@ TEST(UserKernelRegistration, EveryBadInputNamesTheFamilyTheValueAndTheFix) {
   f = valid("bad1");
   f.grid = nullptr;
   EXPECT_THAT(refusal(f), HasSubstr("no grid function"));
+}
+
+TEST(UserKernelRegistration, ABadAspectIsRefusedWithItsValueAndTheFix) {
+  KernelFamily f = valid("bad1");
+  f.block_rule = BlockRule::kAspect;
+  f.aspect = {4, 2};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("'bad1'"), HasSubstr("aspect 4:2 is not in lowest terms"),
+                                HasSubstr("write it as 2:1")));
+  f.aspect = {0, 1};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("aspect 0:1 is not a block shape"),
+                                HasSubstr("aspect = {4, 1}")));
+  f.aspect = {64, 33};
+  EXPECT_THAT(refusal(f), HasSubstr("aspect 64:33 is not a block shape"));
+  f = valid("bad1");  // an aspect without the rule that uses it would be silently ignored
+  f.aspect = {2, 1};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("aspect 2:1 is set but block_rule is not"),
+                                HasSubstr("BlockRule::kAspect")));
+  f = valid("bad1");
+  f.block_rule = BlockRule::kAspect;
+  f.aspect = {8, 1};
+  f.min_threads = 16;
+  f.max_threads = 31;  // the rule's sizes are 8, 32, 128, 512
+  EXPECT_THAT(refusal(f), HasSubstr("no block of 8*4^k threads lies in min_threads..max_threads = "
+                                    "16..31"));
+  f = valid("bad1");
+  f.configs[0].params = {{"bx", 2}};
+  f.configs[1].params = {{"bx", 4}};
+  EXPECT_THAT(refusal(f), HasSubstr("'bx' is reserved"));
+}
+
+TEST(UserKernelRegistration, AFixedAspectGivesBlocksOfThatShapeAtPowerOfFourThreads) {
+  const UserFamily& f = *find_user_family("uwide");
+  const auto variants = kernels::variants_of("uwide");
+  ASSERT_EQ(variants.size(), 6u);  // 16x4, 32x8, 64x16 (64..1024 threads) for two configurations
+  EXPECT_EQ(variants[0]->symbol, "uwide<rows=1>/16x4");
+  EXPECT_EQ(variants[0]->label(), "rows=1,bx=16,by=4");
+  EXPECT_EQ(variants[5]->symbol, "uwide<rows=2>/64x16");
+  EXPECT_EQ(variants[5]->dynamic_smem, 66u * 34u * 4u);
+  // Snapping: aspect.x * aspect.y * 4^k, never above the answer, 0 below the smallest block.
+  EXPECT_EQ(f.snap_threads(1024), 1024);
+  EXPECT_EQ(f.snap_threads(1023), 256);
+  EXPECT_EQ(f.snap_threads(255), 64);
+  EXPECT_EQ(f.snap_threads(15), 4);
+  EXPECT_EQ(f.snap_threads(3), 0);
+  EXPECT_EQ(f.block_for_threads(256).x, 32);
+  EXPECT_EQ(f.block_for_threads(256).y, 8);
+  const UserFamily& square = *find_user_family("ustencil");
+  EXPECT_EQ(square.snap_threads(1023), 256);
+  const UserFamily& linear = *find_user_family("ureduce");
+  EXPECT_EQ(linear.snap_threads(1023), 512);
+  EXPECT_EQ(parse_variant_name(f, "uwide<rows=2>/32x8").block.threads(), 256);
 }
 
 TEST(UserKernelRegistration, ADuplicateNameIsRefused) {
@@ -266,6 +323,40 @@ TEST(UserKernelPlan, OfflineAgainstAProfileWalksTheTextbookMethodPerConfiguratio
   EXPECT_EQ(config_starts, 2);
   // 32 registers, (32+2)^2 floats: the textbook answer is the full 1024-thread block.
   EXPECT_EQ(plan.candidates.front().threads, 1024);
+}
+
+TEST(UserKernelPlan, AFixedAspectFamilyIsPlannedOfflineWithItsBlockShape) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  const Plan plan = plan_family(*kernels::find_family("uwide"), h100, Shape{4096, 4096, 1}, oracle);
+  ASSERT_FALSE(plan.candidates.empty());
+  const UserFamily& f = *find_user_family("uwide");
+  int config_starts = 0;
+  for (const Candidate& c : plan.candidates) {
+    EXPECT_EQ(c.variant->block_x, 4 * c.variant->block_y) << c.variant->symbol;
+    EXPECT_EQ(c.threads, c.variant->block_x * c.variant->block_y);
+    EXPECT_EQ(c.threads, f.snap_threads(c.suggested_block));  // the answer, snapped by the rule
+    EXPECT_GE(c.threads, 64);
+    EXPECT_THAT(c.variant->label(), HasSubstr(fmt::format("bx={},by={}", c.variant->block_x,
+                                                          c.variant->block_y)));
+    if (c.step == 1) {
+      ++config_starts;
+      EXPECT_EQ(c.suggested_block,
+                oracle.max_potential_block_size(
+                    c.variant->symbol.substr(0, c.variant->symbol.find('/')),
+                    [&](int t) {
+                      const int s = std::max(1, integer_sqrt(t / 4));
+                      return std::size_t(4 * s + 2) * std::size_t(s * c.variant->param("rows") + 2) * 4;
+                    },
+                    1024));
+    }
+    const std::int64_t rows = c.variant->block_y * c.variant->param("rows");
+    EXPECT_EQ(c.grid_x, (4096 + c.variant->block_x - 1) / c.variant->block_x);
+    EXPECT_EQ(c.grid_y, (4096 + rows - 1) / rows);
+    EXPECT_TRUE(c.rejection.empty()) << c.rejection;
+  }
+  EXPECT_EQ(config_starts, 2);
+  EXPECT_EQ(plan.candidates.front().variant->symbol, "uwide<rows=1>/64x16");
 }
 
 // The message of the Error(kUsage) planning `family` offline on the h100 profile throws.
