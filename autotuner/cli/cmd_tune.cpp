@@ -297,10 +297,10 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
     progress.finish();
     if (format == Format::kTable) {
       if (several) out << gpu_name(devices[d]->device()) << ":\n";
-      print_shape_table(out, result, o.wide);
+      print_shape_table(out, result, devices[d]->device(), o.wide);
     }
     if (format == Format::kCsv) print_csv_rows(out, devices[d]->device(), result);
-    if (format == Format::kJson) shape_docs[d].push_back(shape_json(result));
+    if (format == Format::kJson) shape_docs[d].push_back(shape_json(result, devices[d]->device()));
   };
 
   g_interrupted = false;

@@ -327,10 +327,11 @@ std::string family_build_id(std::string_view family, std::string_view kernel_bui
   return std::string(kernel_build_id);
 }
 
-double problem_flops(std::string_view family, Shape shape) {
+Work problem_work(std::string_view family, Shape shape) {
   const UserFamily* f = find_user_family(family);
-  if (!f) return shape.flops();
-  return f->def.flops ? f->def.flops(to_dims(*f, shape)) : 0.0;
+  if (!f) return {shape.flops(), 0.0};
+  const Dims problem = to_dims(*f, shape);
+  return {f->def.flops ? f->def.flops(problem) : 0.0, f->def.bytes ? f->def.bytes(problem) : 0.0};
 }
 
 Dims parse_problem(const UserFamily& family, std::string_view text) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 #include "kernels/registry.hpp"
 #include "occtune/kernel.hpp"
@@ -54,9 +55,9 @@ std::vector<const UserFamily*> user_families();
 // the kernel build id for a built-in one.
 std::string family_build_id(std::string_view family, std::string_view kernel_build_id);
 
-// Floating-point operations of one launch: the user family's work measure (0 without one), or
-// the GEMM's 2mnk for a built-in family.
-double problem_flops(std::string_view family, Shape shape);
+// The work of one launch: the user family's work measure (flops and bytes, 0 where it gives
+// none), or the GEMM's 2mnk flops for a built-in family.
+Work problem_work(std::string_view family, Shape shape);
 
 // "nx=4096,ny=4096" for `family`: every dimension once, decimal integers in [1, 2^31-1].
 // Throws Error(kUsage) naming the family, the value and the fix.

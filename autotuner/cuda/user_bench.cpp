@@ -39,7 +39,7 @@ struct UserBench::Impl {
   std::vector<Buffer> specs;
   std::vector<float*> buffers;               // device, in declared order
   std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
-  double flops = 0;
+  Work work;
 
   ~Impl() {
     for (float* p : buffers)
@@ -101,7 +101,7 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     s.bad(
         "no buffer is an output, so nothing can be checked; mark the results "
         "Buffer::Role::kOutput");
-  if (family.def.flops) s.flops = family.def.flops(s.problem);
+  s.work = problem_work(family.def.name, shape);
 
   OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
   size_t free_bytes = 0, total_bytes = 0;
@@ -151,7 +151,8 @@ Measurement UserBench::check(const Candidate& candidate) {
   auto& s = *impl_;
   Measurement m;
   m.candidate = candidate;
-  m.flops = s.flops;
+  m.flops = s.work.flops;
+  m.bytes = s.work.bytes;
   if (s.sampler->refuse_check(candidate, m)) return m;
   if (candidate.variant->family != s.family->def.name || !user_variant(*candidate.variant)) {
     m.outcome = Outcome::kInvalidConfig;

@@ -141,6 +141,10 @@ struct KernelFamily {
   Comparison compare;
   // Optional work measure: floating-point operations of one launch, for GFLOP/s in tables.
   std::function<double(const Dims& problem)> flops;
+  // Optional work measure: bytes one launch must move to and from device memory, for GB/s in
+  // tables. The problem's, not a configuration's (a stencil reads and writes each element
+  // once: 2 * nx * ny * 4), so the rate compares configurations on equal work.
+  std::function<double(const Dims& problem)> bytes;
 };
 
 // Registers `family` for this process: tuning through occtune::main and launching through

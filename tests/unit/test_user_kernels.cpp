@@ -10,10 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 
+#include "autotuner/cli/tune_report.hpp"
 #include "autotuner/cli/user_problem.hpp"
+#include "autotuner/core/device_peaks.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
+#include "autotuner/core/stats.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/user_bench.hpp"
@@ -54,6 +58,7 @@ KernelFamily valid(const std::string& name) {
   f.launch = [](const LaunchArgs&) { return 0; };
   f.reference = [](const Dims&, std::vector<std::vector<float>>&) {};
   f.cuda = {&fake_attributes, &fake_active, &fake_smem};
+  f.bytes = [](const Dims& p) { return 2.0 * double(p["nx"]) * double(p["ny"]) * 4; };
   return f;
 }
 
@@ -69,6 +74,7 @@ const bool registered = [] {
   linear.grid = [](const Dims& p, const KernelConfig&, Block b) {
     return Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
   };
+  linear.bytes = nullptr;  // no work measure
   register_family(linear);
   KernelFamily wide = valid("uwide");  // fixed aspect 4:1: blocks of 4s x s threads
   wide.block_rule = BlockRule::kAspect;
@@ -164,7 +170,8 @@ TEST(UserKernelRegistration, ABadAspectIsRefusedWithItsValueAndTheFix) {
   EXPECT_THAT(refusal(f), HasSubstr("'bx' is reserved"));
 }
 
-TEST(UserKernelRegistration, AFixedAspectGivesBlocksOfThatShapeAtPowerOfFourThreads) {
+// Its own suite: it builds the registry, which the death test above must find unbuilt.
+TEST(UserKernelAspect, AFixedAspectGivesBlocksOfThatShapeAtPowerOfFourThreads) {
   const UserFamily& f = *find_user_family("uwide");
   const auto variants = kernels::variants_of("uwide");
   ASSERT_EQ(variants.size(), 6u);  // 16x4, 32x8, 64x16 (64..1024 threads) for two configurations
@@ -404,6 +411,71 @@ TEST(UserKernelCli, ProblemFlagsBecomeShapesOrSayWhatIsWrong) {
               HasSubstr("different problem dimensions (nx,ny and n)"));
   EXPECT_THAT(refused({}, {"nx=1,ny=1"}, {}), HasSubstr("registered: ustencil, ureduce"));
   EXPECT_THAT(refused({"ustencil"}, {"nx=1"}, {}), HasSubstr("dimension 'ny' is missing"));
+}
+
+TEST(UserKernelWork, TheWorkMeasureIsTheFamilysAndTheGemmsForBuiltInFamilies) {
+  const Work stencil = problem_work("ustencil", Shape{4096, 2048, 1});
+  EXPECT_EQ(stencil.bytes, 2.0 * 4096 * 2048 * 4);
+  EXPECT_EQ(stencil.flops, 0.0);  // no flops measure registered
+  const Work gemm = problem_work("tiled_dynamic", Shape{8, 8, 8});
+  EXPECT_EQ(gemm.flops, 1024.0);
+  EXPECT_EQ(gemm.bytes, 0.0);
+  EXPECT_EQ(problem_work("ureduce", Shape{64, 1, 1}).bytes, 0.0);  // no measure at all
+}
+
+TEST(UserKernelWork, TheDeviceLimitsComeFromTheDeviceInfoAndSayHow) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  EXPECT_DOUBLE_EQ(dram_bandwidth(h100), 2.0 * 2619e6 * 5120 / 8);  // 3.35 TB/s
+  EXPECT_DOUBLE_EQ(fma_peak_flops(h100), 2.0 * 132 * 128 * 1980e6);
+  EXPECT_THAT(limits_line(h100), AllOf(HasSubstr("profile:h100"),
+                                       HasSubstr("DRAM 3352 GB/s = 2 x 2619 MHz x 5120 bit / 8"),
+                                       HasSubstr("FMA 66.9 TFLOP/s = 2 x 132 SMs x 128 lanes")));
+  // The share is of the limit the launch came closest to.
+  const LimitShare bw = share_of_limit(1e9, dram_bandwidth(h100) * 0.5e-3, 1e-3, h100);
+  EXPECT_STREQ(bw.limit, "DRAM");
+  EXPECT_NEAR(bw.fraction, 0.5, 1e-12);
+  EXPECT_EQ(share_text(bw), "50% DRAM");
+  const LimitShare fma = share_of_limit(fma_peak_flops(h100) * 0.8e-3, 1e6, 1e-3, h100);
+  EXPECT_STREQ(fma.limit, "FMA");
+  EXPECT_EQ(share_text(share_of_limit(0, 0, 1e-3, h100)), "-");
+  DeviceInfo unknown;  // no memory clock: no DRAM share rather than a division by zero
+  EXPECT_EQ(share_of_limit(0, 1e9, 1e-3, unknown).fraction, 0.0);
+}
+
+TEST(UserKernelWork, TuneTablesJsonAndCsvShowGbpsAndTheShareOfTheLimit) {
+  const DeviceInfo h100 = load_device_profile("h100");
+  ShapeResult r;
+  r.shape = Shape{4096, 4096, 1};
+  KernelResult k;
+  k.kernel = "ustencil";
+  Measurement m;
+  m.candidate.variant = kernels::variants_of("ustencil")[2];
+  m.candidate.threads = 256;
+  const Work work = problem_work("ustencil", r.shape);
+  m.flops = work.flops;
+  m.bytes = work.bytes;  // 134 MB
+  m.timing.samples_ms = {0.08, 0.08, 0.08};
+  m.timing.summary = summarize(m.timing.samples_ms);
+  k.measurements = {m};
+  k.winner = 0;
+  r.kernels.push_back(k);
+  std::ostringstream table;
+  cli::print_shape_table(table, r, h100, false);
+  // 134217728 B in 0.08 ms: 1678 GB/s, 50% of the H100's 3352 GB/s.
+  EXPECT_THAT(table.str(), AllOf(HasSubstr("problem nx=4096,ny=4096 of ustencil"),
+                                 HasSubstr("GB/s"), HasSubstr("of limit"), HasSubstr("1678"),
+                                 HasSubstr("50% DRAM"), HasSubstr("limits of NVIDIA H100")));
+  EXPECT_THAT(table.str(), ::testing::Not(HasSubstr("vs cuBLAS")));
+  const auto doc = cli::shape_json(r, h100);
+  const auto& c = doc["kernels"][0]["candidates"][0];
+  EXPECT_NEAR(c["gbps"].get<double>(), 1677.7216, 1e-6);
+  EXPECT_EQ(c["share_of_limit"]["limit"], "DRAM");
+  EXPECT_NEAR(c["share_of_limit"]["fraction"].get<double>(), 0.5005, 1e-4);
+  EXPECT_DOUBLE_EQ(doc["limits"]["dram_bytes_per_s"].get<double>(), dram_bandwidth(h100));
+  std::ostringstream csv;
+  cli::print_csv_header(csv);
+  cli::print_csv_rows(csv, h100, r);
+  EXPECT_THAT(csv.str(), AllOf(HasSubstr("gbps,share_of_limit,limit"), HasSubstr(",DRAM\n")));
 }
 
 TEST(UserKernelCheck, OutputsAreComparedByTheFamilysNormAndNaNFails) {
