@@ -15,7 +15,6 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/cli/job_selection.hpp"
-#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/check_record.hpp"
@@ -79,9 +78,7 @@ void record_history(const std::string& db_path, const gate::GateReport& report,
 
 int run_check_command(const CheckOptions& o, const Context& ctx) {
   resolve_format(o.gate.format);  // bad input fails before any GPU work
-  std::vector<std::string> kernel_flags = o.kernels;
-  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
-  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "check", o.layout);
+  JobConfig job = select_job(o.config, o.kernels, o.problems, o.shapes, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
   if (o.samples > 0) job.policy.samples = o.samples;

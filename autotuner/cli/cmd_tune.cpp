@@ -23,7 +23,6 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
-#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/multi_tune.hpp"
@@ -91,9 +90,7 @@ extern "C" void on_sigint(int) {
 
 // Job settings: flag > OCCTUNE_* environment > config file > default (design.md section 3).
 JobConfig resolve_job(const TuneOptions& o) {
-  std::vector<std::string> kernel_flags = o.kernels;
-  const auto shape_flags = user_problem_shapes(kernel_flags, o.problems, o.shapes);
-  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "tune", o.layout);
+  JobConfig job = select_job(o.config, o.kernels, o.problems, o.shapes, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {

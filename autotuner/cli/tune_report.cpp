@@ -11,6 +11,7 @@
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/problem_json.hpp"
 #include "autotuner/output/text_table.hpp"
 
 namespace occtune::cli {
@@ -19,14 +20,15 @@ namespace {
 
 double ratio(double cublas_ms, double ms) { return ms > 0 ? cublas_ms / ms : 0; }
 
+// The family a shape's results are of, for writing its problem ("" when none was tuned): the
+// families of one run share their kind and, for user families, their dimensions.
+std::string_view family_of(const ShapeResult& r) {
+  return r.kernels.empty() ? std::string_view() : std::string_view(r.kernels.front().kernel);
+}
+
 // "nx=8192,ny=8192" for the problem of a user kernel family (occtune/kernel.hpp), else the
 // GEMM shape "MxNxK".
-std::string problem_text(const ShapeResult& r) {
-  if (!r.kernels.empty())
-    if (const UserFamily* f = find_user_family(r.kernels.front().kernel))
-      return to_dims(*f, r.shape).str();
-  return r.shape.str();
-}
+std::string problem_text(const ShapeResult& r) { return problem_text(family_of(r), r.shape); }
 
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
@@ -246,7 +248,7 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
                        {"stopped", std::string(to_string(k.stopped))},
                        {"candidates", ms}});
   }
-  return {{"shape", r.shape.str()},
+  nlohmann::json doc = {{"shape", r.shape.str()},
           {"m", r.shape.m},
           {"n", r.shape.n},
           {"k", r.shape.k},
@@ -262,6 +264,8 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
             {"sm_clock_mhz", r.cublas.sm_clock_mhz},
             {"throttled", r.cublas.throttled}}},
           {"kernels", kernels}};
+  output::add_problem(doc, family_of(r), r.shape);
+  return doc;
 }
 
 namespace {
@@ -271,7 +275,7 @@ const std::vector<std::string> kCsvColumns = {
     "dynamic_smem", "active_blocks_per_sm", "occupancy", "limiter", "grid_x", "grid_y", "waves",
     "status", "median_ms", "min_ms", "q1_ms", "q3_ms", "samples", "gflops", "ratio_to_cublas",
     "rel_error", "winner", "noise", "stop_reason", "throttled", "tie", "gbps", "share_of_limit",
-    "limit"};
+    "limit", "problem"};
 
 // Numbers without rounding that would lose what the JSON keeps; absent values are empty fields.
 std::string g(double v) { return fmt::format("{:.9g}", v); }
@@ -304,7 +308,7 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
                 timed ? g(m.timing.noise) : "", std::string(to_string(m.timing.stop)),
                 m.timing.throttled ? "1" : "0", in(k.ties, int(i)) ? "1" : "0",
                 timed && m.bytes > 0 ? g(m.gbps()) : "", share.fraction > 0 ? g(share.fraction) : "",
-                share.limit});
+                share.limit, problem_text(r)});
     }
   }
   auto& s = r.cublas.summary;
@@ -313,7 +317,7 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
             "", "", "", "", "ok", g(s.median), g(s.min), g(s.q1), g(s.q3), std::to_string(s.count),
             ref > 0 ? g(r.shape.flops() / (ref * 1e6)) : "", "1", "", "0", g(r.cublas.noise),
             std::string(to_string(r.cublas.stop)), r.cublas.throttled ? "1" : "0", "0", "", "",
-            ""});
+            "", r.shape.str()});
 }
 
 }  // namespace occtune::cli

@@ -73,7 +73,7 @@ void validate_aspect(const KernelFamily& f) {
                               text));
     return;
   }
-  if (a.x < 1 || a.y < 1 || a.x * a.y > 1024)
+  if (a.x < 1 || a.y < 1 || std::int64_t(a.x) * a.y > 1024)
     bad(f.name, fmt::format("aspect {} is not a block shape; give two positive integers whose "
                             "product is at most 1024 (e.g. aspect = {{4, 1}} for 4s x s blocks)",
                             text));
@@ -272,13 +272,15 @@ void register_user_family(KernelFamily family) {
                                      "configuration its own parameter values",
                                      j + 1, c + 1, uf.config_symbols.back()));
   }
-  if (uf.blocks().empty())
+  if (uf.blocks().empty()) {
+    const BlockRule rule = uf.def.block_rule;
+    const std::string sizes = rule == BlockRule::kLinear   ? "2^k"
+                              : rule == BlockRule::kSquare ? "4^k"
+                                                           : fmt::format("{}*4^k", unit_threads(uf.def));
     bad(uf.def.name, fmt::format("no block of {} threads lies in min_threads..max_threads = "
                                  "{}..{}; widen the range",
-                                 uf.def.block_rule == BlockRule::kLinear   ? "2^k"
-                                 : uf.def.block_rule == BlockRule::kSquare ? "4^k"
-                                                                           : fmt::format("{}*4^k", unit_threads(uf.def)),
-                                 uf.def.min_threads, uf.def.max_threads));
+                                 sizes, uf.def.min_threads, uf.def.max_threads));
+  }
   for (int c = 0; c < int(uf.def.configs.size()); ++c) {
     for (const Block b : uf.blocks()) {
       kernels::VariantInfo v;
@@ -386,6 +388,11 @@ Shape to_shape(const UserFamily& family, const Dims& problem) {
     sides[i] = v;
   }
   return Shape{sides[0], sides[1], sides[2]};
+}
+
+std::string problem_text(std::string_view family, Shape shape) {
+  const UserFamily* f = find_user_family(family);
+  return f ? to_dims(*f, shape).str() : shape.str();
 }
 
 Dims to_dims(const UserFamily& family, Shape shape) {

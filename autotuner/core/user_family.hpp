@@ -64,6 +64,9 @@ Work problem_work(std::string_view family, Shape shape);
 Dims parse_problem(const UserFamily& family, std::string_view text);
 Shape to_shape(const UserFamily& family, const Dims& problem);
 Dims to_dims(const UserFamily& family, Shape shape);
+// How a problem is written for `family`: "nx=4096,ny=2048" for a user family, the store's
+// "MxNxK" for a built-in one (or no family: any kernel).
+std::string problem_text(std::string_view family, Shape shape);
 
 // The configuration and block a variant name stands for; throws Error(kUsage) naming the
 // family, the text and the fix when it does not parse or names no registered configuration.

@@ -1,17 +1,24 @@
 // User kernel families (issue #13) without a GPU: every bad registration refused with the
 // family, the value and the fix; problems and configuration names parsed and refused; the
 // families in the kernel registry; planning offline against a device profile (the textbook walk
-// with the family's shared memory, its grid, device limits); the CLI's --problem rules.
+// with the family's shared memory, its grid, device limits); the CLI's --problem rules;
+// fixed-aspect blocks; the work measure and the device limits; problems in job files; problems
+// written by their dimensions in tune, query, check and compare output.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 
+#include "autotuner/cli/app.hpp"
+#include "autotuner/cli/job_selection.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/device_peaks.hpp"
@@ -21,7 +28,11 @@
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/user_bench.hpp"
+#include "autotuner/output/gate_output.hpp"
+#include "autotuner/output/problem_json.hpp"
+#include "db/store.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/usage_error.hpp"
 
 namespace occtune {
@@ -475,7 +486,166 @@ TEST(UserKernelWork, TuneTablesJsonAndCsvShowGbpsAndTheShareOfTheLimit) {
   std::ostringstream csv;
   cli::print_csv_header(csv);
   cli::print_csv_rows(csv, h100, r);
-  EXPECT_THAT(csv.str(), AllOf(HasSubstr("gbps,share_of_limit,limit"), HasSubstr(",DRAM\n")));
+  EXPECT_THAT(csv.str(), AllOf(HasSubstr("gbps,share_of_limit,limit"), HasSubstr(",DRAM,\"nx=4096,ny=4096\"\r\n")));
+}
+
+TEST(UserKernelJobFile, ProblemsAreNamedDimensionsWrittenAsProblemFlagsAre) {
+  const std::string head = "version = 1\n[job]\nkernels = [\"ustencil\"]\n";
+  EXPECT_EQ(parse_job_config(head + "problem = { ny = 2048, nx = 4096 }\n", "j.toml").problems,
+            std::vector<std::string>{"nx=4096,ny=2048"});
+  EXPECT_EQ(parse_job_config(head + "problems = [{ nx = 8, ny = 8 }, { nx = 16, ny = 4 }]\n",
+                             "j.toml")
+                .problems,
+            (std::vector<std::string>{"nx=8,ny=8", "nx=16,ny=4"}));
+  auto refused = [&](const std::string& job) {
+    return usage_error([&] { parse_job_config(head + job, "j.toml"); });
+  };
+  EXPECT_THAT(refused("problem = { nx = \"4k\", ny = 1 }\n"),
+              AllOf(HasSubstr("config j.toml"), HasSubstr("'job.problem.nx' = \"4k\" must be an "
+                                                           "integer"),
+                    HasSubstr("line 4")));
+  EXPECT_THAT(refused("problems = [{ nx = 8, ny = 8 }, { nx = 1.5, ny = 2 }]\n"),
+              HasSubstr("'job.problems[1].nx' = 1.5 must be an integer"));
+  EXPECT_THAT(refused("problem = { nx = 1, ny = 1 }\nproblems = [{ nx = 1, ny = 1 }]\n"),
+              HasSubstr("both given"));
+  EXPECT_THAT(refused("problem = 4096\n"), HasSubstr("'job.problem' must be a table"));
+  EXPECT_THAT(refused("problems = []\n"), HasSubstr("'job.problems' must be a non-empty array"));
+}
+
+// select_job on a job file written to a temporary directory.
+struct JobFile {
+  occtune::testing::TempDir dir;
+  std::string path;
+  explicit JobFile(const std::string& job) : path((dir.path / "job.toml").string()) {
+    std::ofstream(path) << "version = 1\n[job]\n" << job;
+  }
+  JobConfig select(const std::vector<std::string>& problems = {},
+                   const std::vector<std::string>& shapes = {}) const {
+    return cli::select_job(path, {}, problems, shapes, "tune");
+  }
+};
+
+TEST(UserKernelJobFile, TheFilesProblemsBecomeShapesAndProblemFlagsOverrideThem) {
+  const JobFile file("kernels = [\"ustencil\"]\nproblems = [{ nx = 4096, ny = 2048 }, "
+                     "{ nx = 64, ny = 64 }]\n");
+  const JobConfig job = file.select();
+  EXPECT_EQ(job.kernels, std::vector<std::string>{"ustencil"});
+  EXPECT_EQ(job.shapes, (std::vector<Shape>{{4096, 2048, 1}, {64, 64, 1}}));
+  // --problem replaces the file's problems; the file still names the family.
+  EXPECT_EQ(file.select({"nx=100,ny=7"}).shapes, (std::vector<Shape>{Shape{100, 7, 1}}));
+  const JobFile family_only("kernels = [\"ustencil\"]\n");
+  EXPECT_EQ(family_only.select({"nx=5,ny=6"}).shapes, (std::vector<Shape>{Shape{5, 6, 1}}));
+  EXPECT_THAT(usage_error([&] { family_only.select(); }),
+              AllOf(HasSubstr("--problem nx=N"), HasSubstr("[job] problem = { nx = N")));
+}
+
+TEST(UserKernelJobFile, AFilesBadProblemIsRefusedAsTheFlagIsWithTheFileNamed) {
+  auto refused = [](const std::string& problem) {
+    const JobFile file("kernels = [\"ustencil\"]\nproblem = " + problem + "\n");
+    return usage_error([&] { file.select(); });
+  };
+  EXPECT_THAT(refused("{ nx = 4096 }"),
+              AllOf(HasSubstr("job.toml: [job] problem"), HasSubstr("'ustencil'"),
+                    HasSubstr("'nx=4096'"), HasSubstr("dimension 'ny' is missing")));
+  EXPECT_THAT(refused("{ nx = 1, ny = 1, nz = 1 }"),
+              AllOf(HasSubstr("'nz' is not one of its dimensions (nx, ny)")));
+  EXPECT_THAT(refused("{ nx = 0, ny = 1 }"), HasSubstr("nx = '0' is not an integer in 1.."));
+  // Problems for a GEMM family: the file's kernels are no user family.
+  const JobFile gemm("kernels = [\"naive\"]\nproblem = { nx = 1, ny = 1 }\n");
+  EXPECT_THAT(usage_error([&] { gemm.select(); }),
+              AllOf(HasSubstr("job.toml: [job] problem"), HasSubstr("user kernel family")));
+}
+
+TEST(UserKernelProblemText, AUserFamilysProblemIsWrittenByItsDimensions) {
+  EXPECT_EQ(problem_text("ustencil", Shape{4096, 2048, 1}), "nx=4096,ny=2048");
+  EXPECT_EQ(problem_text("ureduce", Shape{1 << 20, 1, 1}), "n=1048576");
+  EXPECT_EQ(problem_text("naive", Shape{8, 8, 8}), "8x8x8");
+  EXPECT_EQ(problem_text("", Shape{8, 8, 8}), "8x8x8");
+  nlohmann::json j = {{"shape", "4096x2048x1"}};
+  output::add_problem(j, "ustencil", Shape{4096, 2048, 1});
+  EXPECT_EQ(j["problem"], (nlohmann::json{{"nx", 4096}, {"ny", 2048}}));
+  nlohmann::json gemm = nlohmann::json::object();
+  output::add_problem(gemm, "naive", Shape{8, 8, 8});
+  EXPECT_FALSE(gemm.contains("problem"));
+}
+
+TEST(UserKernelProblemText, CheckAndCompareReportsWriteTheProblem) {
+  gate::GateReport report;
+  report.kind = "check";
+  report.device = "test GPU";
+  gate::KeyVerdict key;
+  key.kernel = "ustencil";
+  key.shape = Shape{4096, 2048, 1};
+  key.verdict = Verdict::kMissing;
+  key.reason = "no baseline";
+  key.notes = {"a note"};
+  report.keys = {key};
+  std::ostringstream table, csv;
+  output::print_gate_table(table, report);
+  EXPECT_THAT(table.str(), AllOf(HasSubstr("nx=4096,ny=2048"), HasSubstr("ustencil nx=4096,ny=2048: a note")));
+  EXPECT_THAT(table.str(), ::testing::Not(HasSubstr("4096x2048x1")));
+  EXPECT_THAT(output::gate_markdown(report), HasSubstr("| nx=4096,ny=2048 |"));
+  EXPECT_THAT(output::gate_junit(report), HasSubstr("name=\"nx=4096,ny=2048 f32\""));
+  output::print_gate_csv(csv, report);
+  EXPECT_THAT(csv.str(), AllOf(HasSubstr(",problem\r\n"), HasSubstr(",\"nx=4096,ny=2048\"\r\n")));
+  const auto doc = output::gate_json(report);
+  EXPECT_EQ(doc["keys"][0]["problem"]["ny"], 2048);
+  EXPECT_EQ(doc["keys"][0]["shape"], "4096x2048x1");  // the store's key stays beside it
+}
+
+// `occtune query` in this process on a store holding one run of ustencil; returns stdout.
+std::string query_output(const std::string& db, const std::string& uuid,
+                         std::vector<std::string> extra) {
+  std::vector<std::string> args = {"occtune", "query", "--kernel", "ustencil", "--problem",
+                                   "nx=4096,ny=2048", "--device", uuid, "--db", db};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream captured;
+  auto* previous = std::cout.rdbuf(captured.rdbuf());
+  const int code = cli::run(int(argv.size()), argv.data());
+  std::cout.rdbuf(previous);
+  spdlog::drop("occtune");  // the CLI names its logger once per run
+  EXPECT_EQ(code, 0) << captured.str();
+  return captured.str();
+}
+
+TEST(UserKernelProblemText, QueryWritesTheProblemInItsTableCsvAndJson) {
+  occtune::testing::TempDir dir;
+  const std::string db = (dir.path / "query.db").string();
+  DeviceInfo device = load_device_profile("h100");
+  device.uuid = "GPU-13131313-1313-1313-1313-131313131313";
+  device.source = "runtime";
+  device.driver_version = device.runtime_version = 13000;
+  {
+    auto store = db::Store::open(db);
+    db::RunStart start;
+    start.device = device;
+    start.kernel = "ustencil";
+    start.build_id = family_build_id("ustencil", "");
+    start.shape = Shape{4096, 2048, 1};
+    start.tool_version = "0.0.0-test";
+    start.argv = {"occtune", "tune"};
+    const auto run = store.begin_run(start);
+    Measurement m;
+    m.candidate.variant = kernels::variants_of("ustencil")[2];
+    m.candidate.origin = "occupancy-api";
+    m.candidate.threads = 256;
+    m.candidate.occupancy = 1.0;
+    m.candidate.limiter = "warps";
+    m.rel_error = 1e-8;
+    m.timing.samples_ms = {0.1, 0.1, 0.1};
+    m.timing.summary = summarize(m.timing.samples_ms);
+    store.add_measurement(run, m);
+    store.finish_run(run, db::RunStatus::kComplete);
+  }
+  const std::string table = query_output(db, device.uuid, {});
+  EXPECT_THAT(table, AllOf(HasSubstr("problem"), HasSubstr("nx=4096,ny=2048")));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("4096x2048x1")));
+  const std::string csv = query_output(db, device.uuid, {"--format", "csv"});
+  EXPECT_THAT(csv, AllOf(HasSubstr(",problem\r\n"), HasSubstr("\"nx=4096,ny=2048\"")));
+  const auto doc = nlohmann::json::parse(query_output(db, device.uuid, {"--format", "json"}));
+  EXPECT_EQ(doc["problem"], (nlohmann::json{{"nx", 4096}, {"ny", 2048}})) << doc.dump(2);
 }
 
 TEST(UserKernelCheck, OutputsAreComparedByTheFamilysNormAndNaNFails) {
