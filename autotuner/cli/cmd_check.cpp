@@ -16,7 +16,6 @@
 #include "autotuner/cli/source_jobs.hpp"
 #include "autotuner/cli/gate_cli.hpp"
 #include "autotuner/cli/job_selection.hpp"
-#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/check_record.hpp"
@@ -83,8 +82,7 @@ int run_check_command(const CheckOptions& o, const Context& ctx) {
   std::vector<std::string> kernel_flags = o.kernels;
   std::vector<std::string> problems = o.problems;
   use_job_source_kernels(o.config, kernel_flags, problems, o.shapes);
-  const auto shape_flags = user_problem_shapes(kernel_flags, problems, o.shapes);
-  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "check", o.layout);
+  JobConfig job = select_job(o.config, kernel_flags, problems, o.shapes, "check", o.layout);
   if (o.samples < 0 || o.samples > 100000)
     fail(ExitCode::kUsage, fmt::format("--samples {} is out of range; use 1..100000", o.samples));
   if (o.samples > 0) job.policy.samples = o.samples;

@@ -19,6 +19,7 @@
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/cuda/runtime_occupancy.hpp"
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/problem_json.hpp"
 
 namespace occtune::cli {
 namespace {
@@ -81,6 +82,7 @@ int run_plan(const PlanOptions& o) {
       if (format == Format::kJson) {
         auto j = output::to_json(plan);
         j["shape"] = shape.str();
+        output::add_problem(j, name, shape);
         plans.push_back(j);
       } else if (format == Format::kCsv) {
         print_plan_csv(out, plan, shape);

@@ -24,6 +24,7 @@
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/lookup_json.hpp"
+#include "autotuner/output/problem_json.hpp"
 #include "autotuner/output/text_table.hpp"
 #include "db/lookup.hpp"
 #include "db/store.hpp"
@@ -89,10 +90,14 @@ std::string describe_difference(const db::CacheKey& want, const db::CacheKey& ha
   return out;
 }
 
+// The family of a measured answer (a query for any kernel is answered by one family).
+std::string best_kernel(const db::LookupResult& result) { return result.entry->run.key.kernel; }
+
 void print_explanation(std::ostream& out, const db::LookupResult& result, const db::CacheKey& key,
                        const DeviceInfo& device, bool fallback) {
   out << fmt::format("lookup for {} {} {} on {} ({}), build {}, driver {}, runtime {}{}:\n",
-                     key.kernel.empty() ? "any kernel" : key.kernel, key.shape.str(), key.layout,
+                     key.kernel.empty() ? "any kernel" : key.kernel,
+                     problem_text(key.kernel, key.shape), key.layout,
                      device.uuid, device.name, key.build_id,
                            device.driver_version, device.runtime_version,
                            fallback ? ", falling back along the chain" : ", exact key only");
@@ -124,7 +129,7 @@ void print_query_csv(std::ostream& out, const db::LookupResult& result, const st
   output::write_csv_record(out, {"schema_version", "kernel", "shape", "params", "threads",
                                  "dynamic_smem", "occupancy", "median_ms", "gflops",
                                  "ratio_to_cublas", "samples", "measured_at", "run_id",
-                                 "answered_by", "measured"});
+                                 "answered_by", "measured", "problem"});
   auto g = [](double v) { return fmt::format("{:.9g}", v); };
   const std::string version = std::to_string(output::kJsonSchemaVersion);
   const std::string step = result.answered_by ? std::string(db::to_string(*result.answered_by)) : "";
@@ -132,7 +137,8 @@ void print_query_csv(std::ostream& out, const db::LookupResult& result, const st
     const Candidate& c = result.heuristic->candidate;
     output::write_csv_record(out, {version, kernel, shape.str(), c.variant ? c.variant->label() : "",
                                    std::to_string(c.threads), std::to_string(c.dynamic_smem),
-                                   g(c.occupancy), "", "", "", "", "", "", step, "0"});
+                                   g(c.occupancy), "", "", "", "", "", "", step, "0",
+                                   problem_text(kernel, shape)});
     return;
   }
   const db::BestEntry& best = *result.entry;
@@ -142,7 +148,7 @@ void print_query_csv(std::ostream& out, const db::LookupResult& result, const st
             std::to_string(b.dynamic_smem), g(b.occupancy), g(b.summary.median), g(b.gflops),
             best.run.cublas.median > 0 ? g(best.ratio_to_cublas()) : "",
             std::to_string(b.summary.count), best.run.finished_at, std::to_string(best.run.id),
-            step, "1"});
+            step, "1", problem_text(best.run.key.kernel, shape)});
 }
 
 int run_query(const QueryOptions& o) {
@@ -220,15 +226,20 @@ int run_query(const QueryOptions& o) {
     chain.erase("entry");
     if (!o.explain) chain.erase("chain");
     body.update(chain);
+    output::add_problem(body, result.entry ? best_kernel(result) : kernel, shape);
     out << output::document("query", body).dump(2) << '\n';
     target.commit();
     return 0;
   }
+  // A user family's problem is written by its dimensions (nx=..,ny=..), a GEMM's as MxNxK.
+  const std::string answer_kernel = result.entry ? best_kernel(result) : kernel;
+  const char* problem_head = find_user_family(answer_kernel) ? "problem" : "shape";
   if (result.heuristic) {
     const Candidate& c = result.heuristic->candidate;
-    output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
-                         "limiter", "waves", "answered by"});
-    t.add_row({c.variant ? c.variant->family : kernel_label, shape.str(), key.layout,
+    output::TextTable t({"kernel", problem_head, "layout", "config", "threads", "smem",
+                         "occupancy", "limiter", "waves", "answered by"});
+    t.add_row({c.variant ? c.variant->family : kernel_label, problem_text(answer_kernel, shape),
+               key.layout,
                c.variant ? c.variant->label() : "", std::to_string(c.threads),
                output::bytes(c.dynamic_smem), output::percent(c.occupancy), c.limiter,
                fmt::format("{:.2f}", c.waves), "heuristic (not measured)"});
@@ -240,9 +251,11 @@ int run_query(const QueryOptions& o) {
   }
   const db::BestEntry& best = *result.entry;
   auto& b = best.best;
-  output::TextTable t({"kernel", "shape", "layout", "config", "threads", "smem", "occupancy",
-                       "median ms", "GFLOP/s", "vs cuBLAS", "samples", "measured at", "run"});
-  t.add_row({best.run.key.kernel, best.run.key.shape.str(), key.layout, b.params,
+  output::TextTable t({"kernel", problem_head, "layout", "config", "threads", "smem",
+                       "occupancy", "median ms", "GFLOP/s", "vs cuBLAS", "samples", "measured at",
+                       "run"});
+  t.add_row({best.run.key.kernel, problem_text(best.run.key.kernel, best.run.key.shape),
+             key.layout, b.params,
              std::to_string(b.threads),
              output::bytes(size_t(b.dynamic_smem)), output::percent(b.occupancy),
              output::fixed(b.summary.median, 4), fmt::format("{:.0f}", b.gflops),
@@ -252,7 +265,8 @@ int run_query(const QueryOptions& o) {
   const db::CacheKey& from = best.run.key;
   if (*result.answered_by == db::LookupStep::kNearestShape)
     out << fmt::format("answered by nearest_shape: measured at {} (distance {:.3f} from {})\n",
-                       from.shape.str(), result.shape_distance, shape.str());
+                       problem_text(from.kernel, from.shape), result.shape_distance,
+                       problem_text(from.kernel, shape));
   else if (*result.answered_by != db::LookupStep::kExact)
     out << fmt::format("answered by {}: measured on {} ({}), driver {}, runtime {}\n",
                              db::to_string(*result.answered_by), from.device_uuid,

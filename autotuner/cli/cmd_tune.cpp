@@ -24,7 +24,6 @@
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
 #include "autotuner/cli/source_jobs.hpp"
-#include "autotuner/cli/user_problem.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/multi_tune.hpp"
@@ -95,8 +94,7 @@ JobConfig resolve_job(const TuneOptions& o) {
   std::vector<std::string> kernel_flags = o.kernels;
   std::vector<std::string> problems = o.problems;
   use_job_source_kernels(o.config, kernel_flags, problems, o.shapes);
-  const auto shape_flags = user_problem_shapes(kernel_flags, problems, o.shapes);
-  JobConfig job = select_job(o.config, kernel_flags, shape_flags, "tune", o.layout);
+  JobConfig job = select_job(o.config, kernel_flags, problems, o.shapes, "tune", o.layout);
   if (o.min_tile > 0) job.min_tile = o.min_tile;
   for (auto& apply : o.overrides) apply(job);
   validate_protocol(job.policy, job.search, [](std::string_view field) {
@@ -300,10 +298,10 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
     progress.finish();
     if (format == Format::kTable) {
       if (several) out << gpu_name(devices[d]->device()) << ":\n";
-      print_shape_table(out, result, o.wide);
+      print_shape_table(out, result, devices[d]->device(), o.wide);
     }
     if (format == Format::kCsv) print_csv_rows(out, devices[d]->device(), result);
-    if (format == Format::kJson) shape_docs[d].push_back(shape_json(result));
+    if (format == Format::kJson) shape_docs[d].push_back(shape_json(result, devices[d]->device()));
   };
 
   g_interrupted = false;

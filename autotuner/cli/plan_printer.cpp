@@ -39,7 +39,7 @@ void print_plan_csv_header(std::ostream& out) {
   output::write_csv_record(
       out, {"schema_version", "shape", "kernel", "step", "block_limit", "suggested_block",
             "params", "threads", "dynamic_smem", "registers", "active_blocks_per_sm",
-            "occupancy", "limiter", "grid_x", "grid_y", "waves", "status", "rejection"});
+            "occupancy", "limiter", "grid_x", "grid_y", "waves", "status", "rejection", "problem"});
 }
 
 void print_plan_csv(std::ostream& out, const Plan& plan, Shape shape) {
@@ -53,7 +53,8 @@ void print_plan_csv(std::ostream& out, const Plan& plan, Shape shape) {
               std::to_string(c.registers), std::to_string(c.active_blocks_per_sm),
               fmt::format("{:.9g}", c.occupancy), c.limiter, std::to_string(c.grid_x),
               std::to_string(c.grid_y), fmt::format("{:.9g}", c.waves),
-              c.rejection.empty() ? "ok" : "exceeds_limits", c.rejection});
+              c.rejection.empty() ? "ok" : "exceeds_limits", c.rejection,
+              problem_text(plan.family, shape)});
 }
 
 }  // namespace occtune::cli

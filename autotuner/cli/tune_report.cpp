@@ -6,10 +6,12 @@
 
 #include <algorithm>
 
+#include "autotuner/core/device_peaks.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/problem_json.hpp"
 #include "autotuner/output/text_table.hpp"
 
 namespace occtune::cli {
@@ -18,14 +20,15 @@ namespace {
 
 double ratio(double cublas_ms, double ms) { return ms > 0 ? cublas_ms / ms : 0; }
 
+// The family a shape's results are of, for writing its problem ("" when none was tuned): the
+// families of one run share their kind and, for user families, their dimensions.
+std::string_view family_of(const ShapeResult& r) {
+  return r.kernels.empty() ? std::string_view() : std::string_view(r.kernels.front().kernel);
+}
+
 // "nx=8192,ny=8192" for the problem of a user kernel family (occtune/kernel.hpp), else the
 // GEMM shape "MxNxK".
-std::string problem_text(const ShapeResult& r) {
-  if (!r.kernels.empty())
-    if (const UserFamily* f = find_user_family(r.kernels.front().kernel))
-      return to_dims(*f, r.shape).str();
-  return r.shape.str();
-}
+std::string problem_text(const ShapeResult& r) { return problem_text(family_of(r), r.shape); }
 
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
@@ -114,17 +117,29 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"tie_rule", kTieRule}};
 }
 
-void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
-  if (problem_text(r) != r.shape.str())
+void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo& device,
+                       bool wide) {
+  const bool user = problem_text(r) != r.shape.str();
+  if (user)
     out << fmt::format("problem {} of {}\n", problem_text(r), r.kernels.front().kernel);
   else
     out << fmt::format("shape {} (M x N x K), {:.3g} GFLOP\n", r.shape.str(),
                        r.shape.flops() / 1e9);
-  output::TextTable t({"kernel", "config", "threads", "smem", "blocks/SM", "occupancy", "limiter",
-                       "waves", "median ms", "q1-q3 ms", "n", "noise", "GFLOP/s", "vs cuBLAS",
-                       "rel err", "status", "search", ""},
-                      {false, false, true, true, true, true, false, true, true, true, true, true,
-                       true, true, true, false, false, false});
+  std::vector<std::string> head = {"kernel",    "config",    "threads", "smem",   "blocks/SM",
+                                   "occupancy", "limiter",   "waves",   "median ms", "q1-q3 ms",
+                                   "n",         "noise",     "GFLOP/s", "vs cuBLAS", "rel err",
+                                   "status",    "search",    ""};
+  std::vector<bool> right = {false, false, true, true, true, true, false, true, true,
+                             true,  true,  true, true, true, true, false, false, false};
+  // A user family has no cuBLAS ratio: its columns are the rates of its work measure and the
+  // share of the device's limit (DRAM bandwidth or FMA peak) the better of them reaches.
+  constexpr std::size_t kRatio = 13;
+  if (user) {
+    head[kRatio] = "GB/s";
+    head.insert(head.begin() + kRatio + 1, "of limit");
+    right.insert(right.begin() + kRatio + 1, true);
+  }
+  output::TextTable t(head, right);
   t.wide_only({"smem", "limiter", "waves", "q1-q3 ms", "n", "noise", "rel err"});
   const double ref = r.cublas.summary.median;
   for (auto& k : r.kernels) {
@@ -138,16 +153,23 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
         mark = "<- best " + k.kernel;
       else if (in(k.ties, int(i)))
         mark = "tie";
-      t.add_row(
-          {k.kernel, c.variant->label(), std::to_string(c.threads), output::bytes(c.dynamic_smem),
-           std::to_string(c.active_blocks_per_sm), output::percent(c.occupancy), c.limiter,
-           output::fixed(c.waves, 2), timed ? output::fixed(s.median, 4) : "-",
-           timed ? fmt::format("{:.4f}-{:.4f}", s.q1, s.q3) : "-",
-           timed ? std::to_string(s.count) : "-",
-           timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
-           timed && m.flops > 0 ? fmt::format("{:.0f}", m.gflops()) : "-",
-           timed && ref > 0 ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-",
-           output::sci(m.rel_error), std::string(to_string(m.outcome)), search_cell(m), mark});
+      std::vector<std::string> row = {
+          k.kernel, c.variant->label(), std::to_string(c.threads), output::bytes(c.dynamic_smem),
+          std::to_string(c.active_blocks_per_sm), output::percent(c.occupancy), c.limiter,
+          output::fixed(c.waves, 2), timed ? output::fixed(s.median, 4) : "-",
+          timed ? fmt::format("{:.4f}-{:.4f}", s.q1, s.q3) : "-",
+          timed ? std::to_string(s.count) : "-",
+          timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
+          timed && m.flops > 0 ? fmt::format("{:.0f}", m.gflops()) : "-",
+          timed && ref > 0 ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-",
+          output::sci(m.rel_error), std::string(to_string(m.outcome)), search_cell(m), mark};
+      if (user) {
+        row[kRatio] = timed && m.bytes > 0 ? fmt::format("{:.0f}", m.gbps()) : "-";
+        row.insert(row.begin() + kRatio + 1,
+                   timed ? share_text(share_of_limit(m.flops, m.bytes, s.median * 1e-3, device))
+                         : "-");
+      }
+      t.add_row(row);
     }
   }
   const auto& rs = r.cublas.summary;
@@ -159,6 +181,10 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
                "reference", std::string(to_string(r.cublas.stop)), ""});
   }
   t.print(out, wide);
+  bool measured_work = false;
+  for (auto& k : r.kernels)
+    for (auto& m : k.measurements) measured_work |= m.flops > 0 || m.bytes > 0;
+  if (user && measured_work) out << "  " << limits_line(device) << '\n';
   for (auto& k : r.kernels)
     for (auto& m : k.measurements)
       if (m.outcome != Outcome::kOk)
@@ -193,14 +219,20 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, bool wide) {
   out << fmt::format("  shape wall time {:.3f} s\n\n", r.wall_s);
 }
 
-nlohmann::json shape_json(const ShapeResult& r) {
+nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
   nlohmann::json kernels = nlohmann::json::array();
   for (auto& k : r.kernels) {
     nlohmann::json ms = nlohmann::json::array();
     for (auto& m : k.measurements) {
       auto j = output::to_json(m);
-      if (m.outcome == Outcome::kOk && m.timing.summary.count > 0)
+      if (m.outcome == Outcome::kOk && m.timing.summary.count > 0) {
         j["ratio_to_cublas"] = ratio(r.cublas.summary.median, m.timing.summary.median);
+        if (m.bytes > 0) j["gbps"] = m.gbps();
+        const LimitShare share =
+            share_of_limit(m.flops, m.bytes, m.timing.summary.median * 1e-3, device);
+        if (share.fraction > 0)
+          j["share_of_limit"] = {{"fraction", share.fraction}, {"limit", share.limit}};
+      }
       ms.push_back(j);
     }
     kernels.push_back({{"kernel", k.kernel},
@@ -219,11 +251,15 @@ nlohmann::json shape_json(const ShapeResult& r) {
                        {"stopped", std::string(to_string(k.stopped))},
                        {"candidates", ms}});
   }
-  return {{"shape", r.shape.str()},
+  nlohmann::json doc = {{"shape", r.shape.str()},
           {"m", r.shape.m},
           {"n", r.shape.n},
           {"k", r.shape.k},
           {"wall_s", r.wall_s},
+          {"limits",
+           {{"dram_bytes_per_s", dram_bandwidth(device)},
+            {"fma_flops_per_s", fma_peak_flops(device)},
+            {"from", limits_line(device)}}},
           {"cublas",
            {{"timing", output::to_json(r.cublas.summary)},
             {"samples_ms", r.cublas.samples_ms},
@@ -231,6 +267,8 @@ nlohmann::json shape_json(const ShapeResult& r) {
             {"sm_clock_mhz", r.cublas.sm_clock_mhz},
             {"throttled", r.cublas.throttled}}},
           {"kernels", kernels}};
+  output::add_problem(doc, family_of(r), r.shape);
+  return doc;
 }
 
 namespace {
@@ -239,7 +277,8 @@ const std::vector<std::string> kCsvColumns = {
     "schema_version", "device_uuid", "shape", "kernel", "variant", "params", "threads", "tile",
     "dynamic_smem", "active_blocks_per_sm", "occupancy", "limiter", "grid_x", "grid_y", "waves",
     "status", "median_ms", "min_ms", "q1_ms", "q3_ms", "samples", "gflops", "ratio_to_cublas",
-    "rel_error", "winner", "noise", "stop_reason", "throttled", "tie"};
+    "rel_error", "winner", "noise", "stop_reason", "throttled", "tie", "gbps", "share_of_limit",
+    "limit", "problem"};
 
 // Numbers without rounding that would lose what the JSON keeps; absent values are empty fields.
 std::string g(double v) { return fmt::format("{:.9g}", v); }
@@ -257,6 +296,8 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
       auto& c = m.candidate;
       auto& s = m.timing.summary;
       const bool timed = m.outcome == Outcome::kOk && s.count > 0;
+      const LimitShare share =
+          timed ? share_of_limit(m.flops, m.bytes, s.median * 1e-3, device) : LimitShare{};
       output::write_csv_record(
           out, {version, device.uuid, r.shape.str(), k.kernel, c.variant->symbol,
                 c.variant->label(), std::to_string(c.threads), std::to_string(c.tile),
@@ -268,7 +309,9 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
                 timed && ref > 0 ? g(ratio(ref, s.median)) : "",
                 m.rel_error >= 0 ? g(m.rel_error) : "", int(i) == k.winner ? "1" : "0",
                 timed ? g(m.timing.noise) : "", std::string(to_string(m.timing.stop)),
-                m.timing.throttled ? "1" : "0", in(k.ties, int(i)) ? "1" : "0"});
+                m.timing.throttled ? "1" : "0", in(k.ties, int(i)) ? "1" : "0",
+                timed && m.bytes > 0 ? g(m.gbps()) : "", share.fraction > 0 ? g(share.fraction) : "",
+                share.limit, problem_text(r)});
     }
   }
   auto& s = r.cublas.summary;
@@ -276,7 +319,8 @@ void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResu
       out, {version, device.uuid, r.shape.str(), "cublas", "cublasSgemm", "", "", "", "", "", "",
             "", "", "", "", "ok", g(s.median), g(s.min), g(s.q1), g(s.q3), std::to_string(s.count),
             ref > 0 ? g(r.shape.flops() / (ref * 1e6)) : "", "1", "", "0", g(r.cublas.noise),
-            std::string(to_string(r.cublas.stop)), r.cublas.throttled ? "1" : "0", "0"});
+            std::string(to_string(r.cublas.stop)), r.cublas.throttled ? "1" : "0", "0", "", "",
+            "", r.shape.str()});
 }
 
 }  // namespace occtune::cli

@@ -20,7 +20,10 @@ using occtune::ShapeResult;
 // One table per shape: every candidate with occupancy, timing, noise, how it left the search
 // and the tie band; then a line per kernel on the decision. Without `wide` the columns of detail
 // (smem, limiter, waves, quartiles, count, noise, error) are left out.
-void print_shape_table(std::ostream& out, const ShapeResult& result, bool wide);
+// A user family's table shows GB/s and the share of the device's limit in place of the ratio
+// to cuBLAS, with a line that says where the limits come from (core/device_peaks.hpp).
+void print_shape_table(std::ostream& out, const ShapeResult& result, const DeviceInfo& device,
+                       bool wide);
 // The summary a person reads first, after every shape's table: per shape the winner across
 // families (family, configuration, time, TFLOP/s, ratio to cuBLAS) and where the textbook
 // occupancy pick (tiled_dynamic, occupancy API step 1) landed.
@@ -34,7 +37,7 @@ struct ShapeBest {
 ShapeBest best_of(const ShapeResult& result);
 
 nlohmann::json search_json(const SearchSettings& search);
-nlohmann::json shape_json(const ShapeResult& result);
+nlohmann::json shape_json(const ShapeResult& result, const DeviceInfo& device);
 void print_csv_header(std::ostream& out);
 void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResult& result);
 

@@ -29,8 +29,9 @@ std::vector<std::string> user_problem_shapes(std::vector<std::string>& kernels,
   if (problems.empty()) {
     if (first)
       fail(ExitCode::kUsage,
-           fmt::format("kernel family '{}' takes its problem as --problem {}=N,...; give one",
-                       first->def.name, first->def.dims.front()));
+           fmt::format("kernel family '{}' takes its problem as --problem {}=N,...; give one "
+                       "(or [job] problem = {{ {} = N, ... }} in the job file)",
+                       first->def.name, first->def.dims.front(), first->def.dims.front()));
     return shapes;
   }
   if (!shapes.empty())

@@ -76,6 +76,51 @@ std::vector<std::string> string_array(const toml::table& table, const std::strin
   return out;
 }
 
+// [job] problem / problems: each inline table's integers, written as --problem takes them.
+std::vector<std::string> job_problems(const toml::table& job, const std::string& origin) {
+  if (job.contains("problem") && job.contains("problems"))
+    bad(origin, "'job.problem' and 'job.problems' are both given; give one problem as "
+                "problem = { nx = 4096, ny = 4096 } or several as problems = [{ ... }, { ... }]");
+  std::vector<std::pair<std::string, const toml::node*>> tables;  // key, table
+  if (auto node = job.get("problem")) {
+    tables.emplace_back("job.problem", node);
+  } else if (auto list = job.get("problems")) {
+    auto* array = list->as_array();
+    if (!array || array->empty())
+      bad(origin, fmt::format("'job.problems' must be a non-empty array of tables, e.g. problems "
+                              "= [{{ nx = 4096, ny = 4096 }}] (line {})",
+                              list->source().begin.line));
+    for (std::size_t i = 0; i < array->size(); ++i)
+      tables.emplace_back(fmt::format("job.problems[{}]", i), array->get(i));
+  }
+  std::vector<std::string> out;
+  for (const auto& [key, node] : tables) {
+    auto* t = node->as_table();
+    if (!t || t->empty())
+      bad(origin, fmt::format("'{}' must be a table of named dimensions, e.g. {{ nx = 4096, ny = "
+                              "4096 }} (line {})",
+                              key, node->source().begin.line));
+    std::string text;
+    for (auto& [name, value] : *t) {
+      if (!value.is_integer()) {
+        const std::string shown =
+            value.is_string()           ? fmt::format("\"{}\"", *value.value<std::string>())
+            : value.is_floating_point() ? fmt::format("{}", *value.value<double>())
+            : value.is_boolean()        ? std::string(*value.value<bool>() ? "true" : "false")
+            : value.is_table()          ? std::string("a table")
+            : value.is_array()          ? std::string("an array")
+                                        : std::string("a date or time");
+        bad(origin, fmt::format("'{}.{}' = {} must be an integer, e.g. {} = 4096 (line {})", key,
+                                name.str(), shown, name.str(), value.source().begin.line));
+      }
+      text += fmt::format("{}{}={}", text.empty() ? "" : ",", name.str(),
+                          value.value<std::int64_t>().value());
+    }
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
 double number(const toml::table& table, const std::string& key, const std::string& where,
               const std::string& origin, double fallback) {
   auto node = table.get(key);
@@ -170,8 +215,10 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   if (auto node = root.get("job")) {
     auto* t = node->as_table();
     if (!t) bad(origin, "'job' must be a table ([job])");
-    reject_unknown(*t, {"kernels", "shapes", "layout", "min_tile", "device", "db"}, "job.",
-                   origin);
+    reject_unknown(*t, {"kernels", "shapes", "layout", "min_tile", "device", "db", "problem",
+                        "problems"},
+                   "job.", origin);
+    job.problems = job_problems(*t, origin);
     job.kernels = string_array(*t, "kernels", "job.", origin);
     for (auto& k : job.kernels) {
       try {

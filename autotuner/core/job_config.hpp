@@ -36,6 +36,12 @@ struct JobConfig {
   // [measure] candidate_timeout_s: wall-clock limit of one launch of a candidate in the worker
   // process (docs/architecture.md, "Worker isolation"); unset here = flag, env or the default.
   std::optional<double> candidate_timeout_s;
+
+  // [job] problem = { nx = 4096, ny = 4096 } or problems = [{ ... }, ...]: problems of user kernel
+  // families (docs/user-kernels.md), each written "nx=4096,ny=4096" as --problem takes it. Only
+  // the values' types are checked here; the names are checked against the family where the
+  // kernels are known (cli/job_selection), with the errors of --problem.
+  std::vector<std::string> problems;
 };
 
 inline constexpr double kDefaultCandidateTimeoutS = 10.0;

@@ -75,6 +75,12 @@ struct Timing {
   double measured_s = 0;     // sum of the kept samples, in seconds
 };
 
+// The work of one launch: floating-point operations and bytes moved (0: not measured).
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
 struct Measurement {
   Candidate candidate;       // what was launched (variant, threads, occupancy, grid, ...)
   Outcome outcome = Outcome::kOk;
@@ -85,6 +91,10 @@ struct Measurement {
     return timing.summary.median > 0 ? flops / (timing.summary.median * 1e6) : 0.0;
   }
   double flops = 0;          // 2*M*N*K
+  double bytes = 0;          // a user family's work measure (KernelFamily::bytes); 0 without
+  double gbps() const {
+    return timing.summary.median > 0 ? bytes / (timing.summary.median * 1e6) : 0.0;
+  }
   // The search's decision about it.
   int search_round = 0;      // round of the race in which it left (0 = screen)
   bool tie = false;          // inside the winner's tie band (median intervals overlap)

@@ -41,8 +41,48 @@ bool is_identifier(std::string_view s) {
   fail(ExitCode::kUsage, fmt::format("kernel family '{}': {}", family, what));
 }
 
-// The parameter the block adds to a variant's label: "tile" (square) or "threads" (1D).
-const char* block_param(BlockRule rule) { return rule == BlockRule::kSquare ? "tile" : "threads"; }
+// The parameters the block adds to a variant's label: "tile" (square: its side), "threads"
+// (1D), or "bx" and "by" (fixed aspect: its shape). The names are reserved for every family.
+std::vector<kernels::Param> block_params(BlockRule rule, Block b) {
+  switch (rule) {
+    case BlockRule::kSquare: return {{"tile", b.x}};
+    case BlockRule::kLinear: return {{"threads", b.threads()}};
+    case BlockRule::kAspect: return {{"bx", b.x}, {"by", b.y}};
+    case BlockRule::kFixed: return {};  // the configuration's own block: its parameters say it
+  }
+  return {};
+}
+bool reserved_param(const std::string& p) {
+  return p == "tile" || p == "threads" || p == "bx" || p == "by";
+}
+
+// The threads of the rule's smallest block: aspect.x * aspect.y for a fixed aspect, else 1.
+int unit_threads(const KernelFamily& f) {
+  return f.block_rule == BlockRule::kAspect ? f.aspect.x * f.aspect.y : 1;
+}
+
+int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+
+// A fixed aspect is checked here, before blocks() uses it.
+void validate_aspect(const KernelFamily& f) {
+  const Aspect a = f.aspect;
+  const std::string text = fmt::format("{}:{}", a.x, a.y);
+  if (f.block_rule != BlockRule::kAspect) {
+    if (a.x != 1 || a.y != 1)
+      bad(f.name, fmt::format("aspect {} is set but block_rule is not BlockRule::kAspect; set "
+                              "block_rule = occtune::BlockRule::kAspect, or leave aspect at 1:1",
+                              text));
+    return;
+  }
+  if (a.x < 1 || a.y < 1 || std::int64_t(a.x) * a.y > 1024)
+    bad(f.name, fmt::format("aspect {} is not a block shape; give two positive integers whose "
+                            "product is at most 1024 (e.g. aspect = {{4, 1}} for 4s x s blocks)",
+                            text));
+  if (const int d = gcd(a.x, a.y); d != 1)
+    bad(f.name, fmt::format("aspect {} is not in lowest terms; write it as {}:{} (the blocks are "
+                            "aspect.x * s by aspect.y * s for every power of two s)",
+                            text, a.x / d, a.y / d));
+}
 
 void validate(const KernelFamily& f) {
   const std::string& n = f.name;
@@ -97,6 +137,7 @@ void validate(const KernelFamily& f) {
     bad(n, fmt::format("block sizes {}..{} threads are not a range within 1..1024; set "
                        "min_threads <= max_threads",
                        f.min_threads, f.max_threads));
+  validate_aspect(f);
   if (f.configs.empty())
     bad(n, "no configurations; add one KernelConfig per compiled instantiation");
   for (std::size_t c = 0; c < f.configs.size(); ++c) {
@@ -114,9 +155,9 @@ void validate(const KernelFamily& f) {
         bad(n, fmt::format("configuration {}: parameter '{}' is not a name; use a-z, A-Z, 0-9 "
                            "and _",
                            c + 1, p));
-      if (p == "tile" || p == "threads")
+      if (reserved_param(p))
         bad(n, fmt::format("configuration {}: parameter '{}' is reserved for the block occtune "
-                           "chooses; rename it",
+                           "chooses (tile, threads, bx, by); rename it",
                            c + 1, p));
       for (std::size_t j = 0; j < i; ++j)
         if (k.params[j].name == p)
@@ -191,16 +232,34 @@ std::int64_t KernelConfig::param(const std::string& name) const {
 
 std::vector<Block> UserFamily::blocks() const {
   std::vector<Block> out;
-  const int step = def.block_rule == BlockRule::kSquare ? 4 : 2;
-  for (int t = 1; t <= def.max_threads; t *= step)
+  const int step = def.block_rule == BlockRule::kLinear ? 2 : 4;
+  for (int t = unit_threads(def); t <= def.max_threads; t *= step)
     if (t >= def.min_threads) out.push_back(block_for_threads(t));
   return out;
 }
 
 Block UserFamily::block_for_threads(int threads) const {
-  if (def.block_rule == BlockRule::kLinear) return {threads, 1};
+  switch (def.block_rule) {
+    case BlockRule::kLinear: return {threads, 1};
+    case BlockRule::kSquare:
+    case BlockRule::kFixed:  // never walked (each configuration has its block); square like it was
+      break;
+    case BlockRule::kAspect: {
+      // Exact for the rule's sizes; for the sizes between them (the occupancy API asks for
+      // the shared memory of every block size) the largest aspect block within `threads`.
+      const int s = std::max(1, integer_sqrt(threads / unit_threads(def)));
+      return {def.aspect.x * s, def.aspect.y * s};
+    }
+  }
   const int w = integer_sqrt(threads);
   return {w, w};
+}
+
+int UserFamily::snap_threads(int suggested) const {
+  if (def.block_rule == BlockRule::kLinear)
+    return suggested < 1 ? 0 : 1 << (31 - __builtin_clz(unsigned(suggested)));
+  const int unit = unit_threads(def);
+  return suggested < unit ? 0 : unit * snap_to_power_of_four(suggested / unit);
 }
 
 std::string UserFamily::config_symbol(int config) const {
@@ -236,11 +295,15 @@ void register_user_family(KernelFamily family, CompileHook compile) {
                                      "configuration its own parameter values",
                                      j + 1, c + 1, uf.config_symbols.back()));
   }
-  if (!fixed && uf.blocks().empty())
+  if (!fixed && uf.blocks().empty()) {
+    const BlockRule rule = uf.def.block_rule;
+    const std::string sizes = rule == BlockRule::kLinear   ? "2^k"
+                              : rule == BlockRule::kSquare ? "4^k"
+                                                           : fmt::format("{}*4^k", unit_threads(uf.def));
     bad(uf.def.name, fmt::format("no block of {} threads lies in min_threads..max_threads = "
                                  "{}..{}; widen the range",
-                                 uf.def.block_rule == BlockRule::kSquare ? "4^k" : "2^k",
-                                 uf.def.min_threads, uf.def.max_threads));
+                                 sizes, uf.def.min_threads, uf.def.max_threads));
+  }
   for (int c = 0; c < int(uf.def.configs.size()); ++c) {
     const auto blocks =
         fixed ? std::vector<Block>{uf.def.configs[std::size_t(c)].block} : uf.blocks();
@@ -252,8 +315,7 @@ void register_user_family(KernelFamily family, CompileHook compile) {
         v.params.push_back({p.name, int(p.value)});
       // A fixed block is the configuration's own (its parameters already say it).
       if (!fixed)
-        v.params.push_back({block_param(uf.def.block_rule),
-                            uf.def.block_rule == BlockRule::kSquare ? b.x : b.threads()});
+        for (auto& p : block_params(uf.def.block_rule, b)) v.params.push_back(std::move(p));
       v.block_x = b.x;
       v.block_y = b.y;
       v.tile_m = v.tile_n = 1;  // unused: the family computes its grid (user_grid)
@@ -294,10 +356,11 @@ std::string family_build_id(std::string_view family, std::string_view kernel_bui
   return std::string(kernel_build_id);
 }
 
-double problem_flops(std::string_view family, Shape shape) {
+Work problem_work(std::string_view family, Shape shape) {
   const UserFamily* f = find_user_family(family);
-  if (!f) return shape.flops();
-  return f->def.flops ? f->def.flops(to_dims(*f, shape)) : 0.0;
+  if (!f) return {shape.flops(), 0.0};
+  const Dims problem = to_dims(*f, shape);
+  return {f->def.flops ? f->def.flops(problem) : 0.0, f->def.bytes ? f->def.bytes(problem) : 0.0};
 }
 
 Dims parse_problem(const UserFamily& family, std::string_view text) {
@@ -352,6 +415,11 @@ Shape to_shape(const UserFamily& family, const Dims& problem) {
     sides[i] = v;
   }
   return Shape{sides[0], sides[1], sides[2]};
+}
+
+std::string problem_text(std::string_view family, Shape shape) {
+  const UserFamily* f = find_user_family(family);
+  return f ? to_dims(*f, shape).str() : shape.str();
 }
 
 Dims to_dims(const UserFamily& family, Shape shape) {

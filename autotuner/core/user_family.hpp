@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 #include "kernels/registry.hpp"
 #include "occtune/kernel.hpp"
@@ -49,6 +50,9 @@ struct UserFamily {
   // The blocks the rule admits between min_threads and max_threads, smallest first.
   std::vector<Block> blocks() const;
   Block block_for_threads(int threads) const;  // the rule's block of `threads` threads
+  // The occupancy API's answer snapped down to the rule's block sizes (power of two, power of
+  // four, or aspect.x * aspect.y * 4^k); 0 when no block of the rule is that small.
+  int snap_threads(int suggested) const;
   // "name<p=v,...>" of a configuration, and "name<p=v,...>/XxY" of a variant.
   std::string config_symbol(int config) const;
   std::string variant_symbol(int config, Block block) const;
@@ -68,15 +72,18 @@ std::vector<const UserFamily*> user_families();
 // the kernel build id for a built-in one.
 std::string family_build_id(std::string_view family, std::string_view kernel_build_id);
 
-// Floating-point operations of one launch: the user family's work measure (0 without one), or
-// the GEMM's 2mnk for a built-in family.
-double problem_flops(std::string_view family, Shape shape);
+// The work of one launch: the user family's work measure (flops and bytes, 0 where it gives
+// none), or the GEMM's 2mnk flops for a built-in family.
+Work problem_work(std::string_view family, Shape shape);
 
 // "nx=4096,ny=4096" for `family`: every dimension once, decimal integers in [1, 2^31-1].
 // Throws Error(kUsage) naming the family, the value and the fix.
 Dims parse_problem(const UserFamily& family, std::string_view text);
 Shape to_shape(const UserFamily& family, const Dims& problem);
 Dims to_dims(const UserFamily& family, Shape shape);
+// How a problem is written for `family`: "nx=4096,ny=2048" for a user family, the store's
+// "MxNxK" for a built-in one (or no family: any kernel).
+std::string problem_text(std::string_view family, Shape shape);
 
 // The configuration and block a variant name stands for; throws Error(kUsage) naming the
 // family, the text and the fix when it does not parse or names no registered configuration.

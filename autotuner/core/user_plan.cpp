@@ -83,7 +83,6 @@ Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape probl
     return plan;
   }
   require_some_block_fits(f, device);
-  const bool square = f.def.block_rule == BlockRule::kSquare;
   for (int c = 0; c < int(f.def.configs.size()); ++c) {
     const KernelConfig& config = f.def.configs[std::size_t(c)];
     const std::string& symbol = f.config_symbols[std::size_t(c)];
@@ -102,8 +101,7 @@ Plan plan_user_family(const UserFamily& f, const DeviceInfo& device, Shape probl
                         symbol, limit));
         break;
       }
-      const int threads = square ? snap_to_power_of_four(suggested)
-                                 : 1 << (31 - __builtin_clz(unsigned(suggested)));
+      const int threads = f.snap_threads(suggested);
       if (threads < f.def.min_threads) {
         plan.notes.push_back(
             fmt::format("{}: stopped below min_threads {} (next answer: {} "

@@ -39,7 +39,7 @@ struct UserBench::Impl {
   std::vector<Buffer> specs;
   std::vector<float*> buffers;               // device, in declared order
   std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
-  double flops = 0;
+  Work work;
 
   ~Impl() {
     for (float* p : buffers)
@@ -111,7 +111,7 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     s.bad(
         "no buffer is an output, so nothing can be checked; mark the results "
         "Buffer::Role::kOutput");
-  if (family.def.flops) s.flops = family.def.flops(s.problem);
+  s.work = problem_work(family.def.name, shape);
 
   OCCTUNE_CUDA_CHECK(cudaSetDevice(device.index));
   size_t free_bytes = 0, total_bytes = 0;
@@ -161,7 +161,8 @@ Measurement UserBench::check(const Candidate& candidate) {
   auto& s = *impl_;
   Measurement m;
   m.candidate = candidate;
-  m.flops = s.flops;
+  m.flops = s.work.flops;
+  m.bytes = s.work.bytes;
   if (const std::string* failed = s.compile_failure(candidate)) {
     m.outcome = Outcome::kCompileFailed;
     m.error = *failed;

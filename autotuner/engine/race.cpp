@@ -14,12 +14,12 @@ namespace {
 
 class Race {
  public:
-  Race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id, double flops)
+  Race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id, Work work)
       : env_(env),
         plan_(plan),
         key_(key),
         run_id_(run_id),
-        flops_(flops),
+        work_(work),
         policy_(env.request.policy),
         search_(env.request.search),
         strategy_(make_strategy(search_, policy_)) {
@@ -146,7 +146,8 @@ class Race {
                                                   : RaceState::kDropped;
       Entry& e = entries_[size_t(i)];
       e.m.candidate = cand;
-      e.m.flops = flops_;
+      e.m.flops = work_.flops;
+      e.m.bytes = work_.bytes;
       e.m.outcome = Outcome::kOk;
       e.m.rel_error = it->rel_error;
       Timing& t = e.m.timing;
@@ -180,7 +181,8 @@ class Race {
       if (stop_now()) return;
       Entry& e = entries_[size_t(i)];
       e.m = env_.backend.check(candidate(i));
-      e.m.flops = flops_;
+      e.m.flops = work_.flops;
+      e.m.bytes = work_.bytes;
       e.checked = true;
       if (e.m.outcome != Outcome::kOk) {
         fail(i);
@@ -387,7 +389,7 @@ class Race {
   const Plan& plan_;
   CacheKey key_;
   std::int64_t run_id_;
-  double flops_;
+  Work work_;
   TimingPolicy policy_;
   SearchSettings search_;
   std::unique_ptr<SearchStrategy> strategy_;
@@ -408,8 +410,8 @@ int listed_candidates(const Plan& plan, const SearchSettings& search) {
 }
 
 RaceOutcome run_race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id,
-                     double flops) {
-  return Race(env, plan, key, run_id, flops).run();
+                     Work work) {
+  return Race(env, plan, key, run_id, work).run();
 }
 
 }  // namespace occtune::engine

@@ -36,6 +36,6 @@ struct RaceOutcome {
 int listed_candidates(const Plan& plan, const SearchSettings& search);
 
 RaceOutcome run_race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id,
-                     double flops);
+                     Work work);
 
 }  // namespace occtune::engine

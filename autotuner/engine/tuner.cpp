@@ -156,7 +156,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
           }};
       auto race = engine::run_race(env, plan,
                                    CacheKey::make(device, plan.family, build_id, shape),
-                                   run_id, problem_flops(plan.family, shape));
+                                   run_id, problem_work(plan.family, shape));
       done = done_before + engine::listed_candidates(plan, request.search);
       ++runs_done;
       outcome.context_lost |= race.context_lost;

@@ -161,7 +161,7 @@ void WorkerBackend::open_shape(Shape shape, Layout layout, const TimingPolicy& p
   layout_ = layout;
   policy_ = policy;
   user_family_.clear();
-  flops_ = shape.flops();
+  work_ = {shape.flops(), 0.0};
   open_on_worker(false);
   have_shape_ = true;
 }
@@ -175,7 +175,7 @@ void WorkerBackend::open_user_problem(const std::string& family, Shape problem,
   policy_ = policy;
   user_family_ = family;
   // The worker is this executable, so it knows the same families (occtune::main).
-  flops_ = problem_flops(family, problem);
+  work_ = problem_work(family, problem);
   open_on_worker(false);
   have_shape_ = true;
 }
@@ -198,7 +198,8 @@ Measurement WorkerBackend::check(const Candidate& candidate) {
   ensure_worker();
   Measurement m;
   m.candidate = candidate;
-  m.flops = flops_;
+  m.flops = work_.flops;
+  m.bytes = work_.bytes;
   const pid_t pid = worker_->pid();
   const double limit = options_.candidate_timeout_s;
   Reply r = call({{"op", "check"}, {"candidate", encode(candidate)}}, limit);
@@ -206,7 +207,8 @@ Measurement WorkerBackend::check(const Candidate& candidate) {
     case Status::kAnswered:
       if (!r.body.value("ok", false)) throw worker_error(r.body);
       decode_check(r.body.at("check"), m);
-      m.flops = flops_;
+      m.flops = work_.flops;
+  m.bytes = work_.bytes;
       if (m.outcome == Outcome::kCrashed) replace_after(candidate, m.outcome, m.error);
       return m;
     case Status::kTimedOut:

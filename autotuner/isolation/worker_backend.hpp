@@ -73,7 +73,7 @@ class WorkerBackend final : public MeasurementBackend {
   std::unique_ptr<WorkerProcess> worker_;
   bool have_shape_ = false;
   std::string user_family_;  // the user kernel family whose problem is open; "" for GEMM
-  double flops_ = 0;         // of one launch on the open shape or problem
+  Work work_;                // of one launch on the open shape or problem
   Shape shape_;
   Layout layout_ = Layout::kNN;
   TimingPolicy policy_;

@@ -1,6 +1,7 @@
 // The gate's report as CSV (gate_output.hpp): raw numbers, empty fields where a side is absent.
 #include <fmt/format.h>
 
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/csv.hpp"
 #include "autotuner/output/gate_output.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -10,7 +11,7 @@ namespace occtune::output {
 void print_gate_csv(std::ostream& out, const gate::GateReport& report) {
   write_csv_record(out, {"schema_version", "kind", "verdict", "kernel", "launched_kernel", "dtype",
                          "shape", "config", "base_median_ms", "current_median_ms", "base_count",
-                         "current_count", "ratio", "p_value", "reason"});
+                         "current_count", "ratio", "p_value", "reason", "problem"});
   auto g = [](double v) { return fmt::format("{:.9g}", v); };
   for (auto& k : report.keys) {
     const auto& c = k.comparison;
@@ -23,7 +24,7 @@ void print_gate_csv(std::ostream& out, const gate::GateReport& report) {
               c.current_count > 0 ? g(c.current_median) : "",
               k.baseline ? std::to_string(c.base_count) : "",
               k.current ? std::to_string(c.current_count) : "", timed ? g(c.ratio) : "",
-              timed ? g(c.p_value) : "", k.reason});
+              timed ? g(c.p_value) : "", k.reason, problem_text(k.kernel, k.shape)});
   }
 }
 

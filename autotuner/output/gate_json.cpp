@@ -2,6 +2,7 @@
 // including the samples, so a later job can re-judge or plot without the GPU.
 #include "autotuner/output/gate_output.hpp"
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/problem_json.hpp"
 
 namespace occtune::output {
 namespace {
@@ -41,7 +42,7 @@ json gate_json(const gate::GateReport& report) {
     for (auto& r : k.runners_up)
       runners.push_back(
           {{"current", side_json(r.current)}, {"vs_winner", comparison_json(r.vs_winner)}});
-    keys.push_back(
+    json key =
         {{"kernel", k.kernel},
          {"launched_kernel", k.launched_kernel},
          {"dtype", k.dtype},
@@ -56,7 +57,9 @@ json gate_json(const gate::GateReport& report) {
          {"first_comparison", k.first_comparison ? comparison_json(*k.first_comparison) : json()},
          {"runners_up", runners},
          {"different_platform", k.different_platform},
-         {"notes", k.notes}});
+         {"notes", k.notes}};
+    add_problem(key, k.kernel, k.shape);
+    keys.push_back(std::move(key));
   }
   json counts = json::object();
   for (auto& [verdict, n] : report.counts()) counts[std::string(to_string(verdict))] = n;

@@ -4,6 +4,7 @@
 // five entity escapes, not a library (Debian's XML libraries would be a new dependency for that).
 #include <fmt/format.h>
 
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/gate_output.hpp"
 
 namespace occtune::output {
@@ -120,7 +121,8 @@ std::string gate_junit(const gate::GateReport& report) {
       for (double ms : k.current->samples_ms) seconds += ms / 1000.0;
     out +=
         fmt::format("    <testcase classname=\"occtune.{}.{}\" name=\"{} {}\" time=\"{:.6f}\">\n",
-                    xml(report.kind), xml(k.kernel), xml(k.shape.str()), xml(k.dtype), seconds);
+                    xml(report.kind), xml(k.kernel), xml(problem_text(k.kernel, k.shape)),
+                    xml(k.dtype), seconds);
     const std::string verdict(to_string(k.verdict));
     const std::string message = xml(verdict + ": " + k.reason);
     if (is_failure(report, k.verdict))

@@ -2,6 +2,7 @@
 // per key with the verdict and ratio, then the rule that produced them.
 #include <fmt/format.h>
 
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/gate_output.hpp"
 
 namespace occtune::output {
@@ -51,7 +52,8 @@ std::string gate_markdown(const gate::GateReport& report) {
       kernel += " (as " + k.launched_kernel + ")";
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n",
                        is_failure(report, k.verdict) ? "**" + verdict + "**" : verdict,
-                       cell(kernel), k.shape.str(), cell(k.baseline ? k.baseline->config : "-"),
+                       cell(kernel), cell(problem_text(k.kernel, k.shape)),
+                       cell(k.baseline ? k.baseline->config : "-"),
                        timed ? fmt::format("{:.4f}", c.base_median) : "-",
                        timed ? fmt::format("{:.4f}", c.current_median) : "-",
                        timed ? fmt::format("{:.3f}x", c.ratio) : "-", cell(k.reason));
@@ -59,7 +61,7 @@ std::string gate_markdown(const gate::GateReport& report) {
   std::string notes;
   for (auto& k : report.keys)
     for (auto& note : k.notes)
-      notes += fmt::format("- {} {}: {}\n", k.kernel, k.shape.str(), cell(note));
+      notes += fmt::format("- {} {}: {}\n", k.kernel, problem_text(k.kernel, k.shape), cell(note));
   for (auto& note : report.notes) notes += "- " + cell(note) + "\n";
   if (!notes.empty()) {
     out += "\nNotes:\n\n";

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/output/format.hpp"
 #include "autotuner/output/gate_output.hpp"
 #include "autotuner/output/text_table.hpp"
@@ -56,7 +57,7 @@ void print_gate_table(std::ostream& out, const gate::GateReport& report) {
     std::string kernel = k.kernel;
     if (k.launched_kernel != k.kernel && !k.launched_kernel.empty())
       kernel += " (as " + k.launched_kernel + ")";
-    t.add_row({std::string(to_string(k.verdict)), kernel, k.shape.str(),
+    t.add_row({std::string(to_string(k.verdict)), kernel, problem_text(k.kernel, k.shape),
                k.baseline ? k.baseline->config : "-", timed ? fixed(c.base_median, 4) : "-",
                timed ? fixed(c.current_median, 4) : "-",
                timed ? fmt::format("{:.3f}x", c.ratio) : "-",
@@ -66,7 +67,7 @@ void print_gate_table(std::ostream& out, const gate::GateReport& report) {
   t.print(out);
   for (auto& k : report.keys)
     for (auto& note : k.notes)
-      out << fmt::format("note: {} {}: {}\n", k.kernel, k.shape.str(), note);
+      out << fmt::format("note: {} {}: {}\n", k.kernel, problem_text(k.kernel, k.shape), note);
   for (auto& note : report.notes) out << "note: " << note << '\n';
   out << fmt::format("\n{} key{}: {}; exit {}\n", report.keys.size(),
                      report.keys.size() == 1 ? "" : "s", verdict_counts(report),

@@ -4,6 +4,7 @@
 #include "autotuner/output/lookup_json.hpp"
 
 #include "autotuner/output/json_output.hpp"
+#include "autotuner/output/problem_json.hpp"
 
 namespace occtune::output {
 
@@ -65,6 +66,7 @@ json to_json(const db::LookupResult& result) {
     // The nearest-shape step answers with a configuration measured at another shape.
     if (result.answered_by == db::LookupStep::kNearestShape) {
       j["measured_shape"] = result.entry->run.key.shape.str();
+      add_problem(j, result.entry->run.key.kernel, result.entry->run.key.shape, "measured_problem");
       j["shape_distance"] = result.shape_distance;
     }
     j["entry"] = to_json(*result.entry);

@@ -19,18 +19,6 @@
 
 namespace occtune::report {
 
-int fp32_lanes_per_sm(int cc_major, int cc_minor) {
-  if (cc_major <= 5) return 128;
-  if (cc_major == 6) return cc_minor == 0 ? 64 : 128;
-  if (cc_major == 7) return 64;
-  if (cc_major == 8) return cc_minor == 0 ? 64 : 128;
-  return 128;
-}
-
-double fma_peak_flops(const DeviceInfo& d) {
-  return 2.0 * d.sm_count * fp32_lanes_per_sm(d.cc_major, d.cc_minor) * d.clock_khz * 1e3;
-}
-
 namespace {
 
 using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;

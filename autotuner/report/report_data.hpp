@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "autotuner/core/device_info.hpp"
+#include "autotuner/core/device_peaks.hpp"
 #include "autotuner/core/shape.hpp"
 #include "db/store.hpp"
 
 namespace occtune::report {
 
-// FP32 lanes per SM by compute capability (64 on sm_60/70/75/80, 128 on sm_61/86/89/90 and
-// later), and the device's FMA limit: 2 FLOP x SMs x lanes x the maximum SM clock.
-int fp32_lanes_per_sm(int cc_major, int cc_minor);
-double fma_peak_flops(const DeviceInfo& device);
+// The device's FMA limit and its lanes per SM (autotuner/core/device_peaks.hpp).
+using occtune::fma_peak_flops;
+using occtune::fp32_lanes_per_sm;
 
 // One candidate of one family's run.
 struct Point {

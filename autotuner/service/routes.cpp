@@ -17,6 +17,7 @@
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/lookup_json.hpp"
+#include "autotuner/output/problem_json.hpp"
 #include "autotuner/service/http_server.hpp"
 #include "autotuner/service/openapi.hpp"
 #include "autotuner/service/params.hpp"
@@ -114,7 +115,8 @@ Answer best_answer(db::Store& store, const BestRequest& r) {
     Answer miss = problem_answer(
         no_configuration(fmt::format("no configuration for {} {} (layout {}) on {} ({}) with "
                                      "kernel build {}{}",
-                                     kernel.empty() ? "any kernel" : kernel, shape.str(), layout,
+                                     kernel.empty() ? "any kernel" : kernel,
+                                     problem_text(kernel, shape), layout,
                                      uuid, device.name, key.build_id,
                                      fallback ? " at any step of the lookup chain"
                                               : " for the exact key (fallback=false)"),
@@ -129,6 +131,8 @@ Answer best_answer(db::Store& store, const BestRequest& r) {
                      {"n", shape.n},   {"k", shape.k},         {"shape", shape.str()},
                      {"dtype", dtype}, {"layout", layout}, {"fallback", fallback},
                      {"build_id", key.build_id}};
+  // A user kernel family's m, n, k are its dimensions in declared order; its names beside them.
+  output::add_problem(body["request"], kernel, shape);
   body["device"] = device_summary(device);
   a.body = dump(output::document("best", body));
   return a;
@@ -144,7 +148,11 @@ Answer configs_answer(db::Store& store, const ConfigsRequest& r) {
   q.layout = r.layout;
   const db::EntryPage page = store.entries(q);
   json entries = json::array();
-  for (auto& e : page.entries) entries.push_back(output::to_json(e));
+  for (auto& e : page.entries) {
+    json entry = output::to_json(e);
+    output::add_problem(entry, e.run.key.kernel, e.run.key.shape);
+    entries.push_back(std::move(entry));
+  }
   json next = page.next_before_run_id > 0 ? json(page.next_before_run_id) : json(nullptr);
   Answer a;
   a.body = dump(output::document(

@@ -101,6 +101,7 @@ inline occtune::KernelFamily family() {
   };
   f.compare = {occtune::Comparison::Norm::kRelativeFrobenius, kTolerance};
   f.flops = [](const occtune::Dims& p) { return double(p["n"]); };
+  f.bytes = [](const occtune::Dims& p) { return double(p["n"]) * sizeof(float); };  // read once
   f.cuda = occtune::cuda_hooks();
   return f;
 }

@@ -32,6 +32,14 @@ enum class BlockRule {
   kLinear,  // 1D: threads snapped down to a power of two, block (threads, 1)
   kSquare,  // square 2D: threads snapped down to a power of four, block (w, w), w = sqrt(threads)
   kFixed,   // each configuration's own KernelConfig::block, no occupancy walk (source kernels)
+  kAspect,  // fixed-aspect 2D: block (aspect.x * s, aspect.y * s), s a power of two, so threads
+            // are snapped down to aspect.x * aspect.y * 4^k (KernelFamily::aspect)
+};
+
+// The shape of every block of a BlockRule::kAspect family, in lowest terms: {4, 1} gives the
+// blocks 4x1, 8x2, 16x4, 32x8, 64x16; {1, 2} gives 1x2, 2x4, ..., 16x32.
+struct Aspect {
+  int x = 1, y = 1;
 };
 
 struct Block {
@@ -119,6 +127,7 @@ struct KernelFamily {
   std::vector<std::string> dims;  // the problem's dimensions, 1 to 3 names, e.g. {"nx", "ny"}
   std::vector<KernelConfig> configs;
   BlockRule block_rule = BlockRule::kSquare;
+  Aspect aspect;  // BlockRule::kAspect only: block_x : block_y
   int min_threads = 16;    // the smallest block the kernel accepts (threads)
   int max_threads = 1024;  // the largest
   // Dynamic shared memory in bytes for a block; fed to the occupancy API.
@@ -135,6 +144,10 @@ struct KernelFamily {
   Comparison compare;
   // Optional work measure: floating-point operations of one launch, for GFLOP/s in tables.
   std::function<double(const Dims& problem)> flops;
+  // Optional work measure: bytes one launch must move to and from device memory, for GB/s in
+  // tables. The problem's, not a configuration's (a stencil reads and writes each element
+  // once: 2 * nx * ny * 4), so the rate compares configurations on equal work.
+  std::function<double(const Dims& problem)> bytes;
 };
 
 // Registers `family` for this process: tuning through occtune::main and launching through
