@@ -1,6 +1,6 @@
-// Export and import (db/exchange.hpp). Rows are copied column by column by name, so the document
-// follows the schema without a hand-kept field list: a `*_json` text column travels as decoded
-// JSON under the name without the suffix, and is encoded again on import.
+// Export and import (db/exchange.hpp). Runs and measurements are read through the store's row
+// mapping into the typed model and written with its one JSON codec (autotuner/core/model_json);
+// import decodes them with the same codec after validation and writes the typed records back.
 #include "db/exchange.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <set>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/model_json.hpp"
+#include "db/codec.hpp"
+#include "db/export_v1.hpp"
 #include "db/import_validation.hpp"
 #include "db/retry.hpp"
 #include "db/store_sql.hpp"
@@ -30,18 +32,7 @@ struct StoreAccess {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::string_view kJsonSuffix = "_json";
-// The device columns that belong to the cache key; a run names its device by them.
-const std::vector<std::string> kDeviceKeyFields = {
-    "uuid", "name", "cc_major", "cc_minor", "sm_count", "driver_version", "runtime_version"};
-const std::set<std::string> kDeviceIntFields = {"cc_major", "cc_minor", "sm_count",
-                                                "driver_version", "runtime_version"};
-
-bool ends_with_json(const std::string& name) {
-  return name.size() > kJsonSuffix.size() &&
-         name.compare(name.size() - kJsonSuffix.size(), kJsonSuffix.size(), kJsonSuffix) == 0;
-}
+using sql::Binder;
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
@@ -52,227 +43,141 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
                                        store.path().string(), what, e.what()));
 }
 
-// One row as a JSON object: every column by name except those in `skip`.
-json row_to_json(SQLite::Statement& statement, const std::set<std::string>& skip) {
-  json row = json::object();
-  for (int i = 0; i < statement.getColumnCount(); ++i) {
-    const std::string name = statement.getColumnName(i);
-    if (skip.count(name)) continue;
-    SQLite::Column column = statement.getColumn(i);
-    switch (column.getType()) {
-      case SQLITE_INTEGER:
-        row[name] = column.getInt64();
-        break;
-      case SQLITE_FLOAT:
-        row[name] = column.getDouble();
-        break;
-      case SQLITE_TEXT: {
-        std::string text = column.getString();
-        if (ends_with_json(name)) {
-          json decoded = json::parse(text, nullptr, /*allow_exceptions=*/false);
-          if (!decoded.is_discarded()) {
-            row[name.substr(0, name.size() - kJsonSuffix.size())] = std::move(decoded);
-            break;
-          }
-        }
-        row[name] = std::move(text);
-        break;
-      }
-      case SQLITE_NULL:
-        row[name] = nullptr;
-        break;
-      default:  // no occtune column holds a BLOB
-        break;
-    }
+// The whole document, checked field by field before anything of it is used; a document of the
+// previous layout is renamed into the current one first (db/export_v1.hpp).
+json read_document(const std::string& text, const std::string& origin) {
+  json doc = parse_export_json(text, origin);
+  if (doc.is_object()) {
+    const auto version = doc.find("schema_version");
+    if (version != doc.end() && version->is_number_integer() && *version == 1 &&
+        doc.value("kind", json()) == "export")
+      doc = upgrade_export_v1(std::move(doc));
   }
-  return row;
+  validate_export(doc, origin);
+  return doc;
 }
 
-// --- reading and checking a document ---------------------------------------------------------
-
-class Reader {
- public:
-  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
-
-  [[noreturn]] void bad(const std::string& where, const std::string& what) const {
-    fail(ExitCode::kUsage, fmt::format("export '{}': {} {}; pass a file written by `occtune "
-                                       "export`",
-                                       origin_, where, what));
+// The devices section: the key columns, the stored properties as JSON, when the device was seen.
+json device_rows(SQLite::Database& db) {
+  json devices = json::array();
+  SQLite::Statement rows(db,
+                         "SELECT uuid, name, cc_major, cc_minor, sm_count, driver_version, "
+                         "runtime_version, properties_json, first_seen_at, last_seen_at FROM "
+                         "devices ORDER BY id");
+  while (rows.executeStep()) {
+    sql::Row row(rows);
+    json d = json::object();
+    d["uuid"] = row.next_string();
+    d["name"] = row.next_string();
+    for (auto name : {"cc_major", "cc_minor", "sm_count", "driver_version", "runtime_version"})
+      d[name] = row.next_int64();
+    const std::string properties = row.next_string();
+    json decoded = json::parse(properties, nullptr, /*allow_exceptions=*/false);
+    d["properties"] = decoded.is_discarded() ? json::object() : std::move(decoded);
+    d["first_seen_at"] = row.next_string();
+    d["last_seen_at"] = row.next_string();
+    devices.push_back(std::move(d));
   }
-
-  // The whole document, checked field by field before anything of it is used.
-  json parse(const std::string& text) const {
-    json doc = parse_export_json(text, origin_);
-    validate_export(doc, origin_);
-    return doc;
-  }
-
- private:
-  std::string origin_;
-};
-
-// Typed reads with a default, for the gate's view of a run; types were checked where it matters.
-template <typename T>
-T get_or(const json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
+  return devices;
 }
 
-CacheKey key_of(const json& run) {
-  const json& d = run["device"];
-  CacheKey key;
-  key.device_uuid = d["uuid"].get<std::string>();
-  key.device_name = d["name"].get<std::string>();
-  key.cc_major = d["cc_major"].get<int>();
-  key.cc_minor = d["cc_minor"].get<int>();
-  key.sm_count = d["sm_count"].get<int>();
-  key.driver_version = d["driver_version"].get<int>();
-  key.runtime_version = d["runtime_version"].get<int>();
-  key.kernel = run["kernel"].get<std::string>();
-  key.build_id = run["build_id"].get<std::string>();
-  key.dtype = run["dtype"].get<std::string>();
-  key.shape = Shape{run["m"].get<std::int64_t>(), run["n"].get<std::int64_t>(),
-                    run["k"].get<std::int64_t>()};
-  key.layout = get_or<std::string>(run, "layout", "nn");  // older exports: all nn
-  return key;
-}
-
-std::vector<double> samples_of(const json& object, const char* name) {
-  std::vector<double> out;
-  auto it = object.find(name);
-  if (it == object.end() || !it->is_array()) return out;
-  for (auto& v : *it)
-    if (v.is_number()) out.push_back(v.get<double>());
-  return out;
-}
-
-StoredMeasurement measurement_of(const json& m, std::int64_t fallback_id) {
-  StoredMeasurement out;
-  out.id = get_or<std::int64_t>(m, "id", fallback_id);
-  out.run_id = get_or<std::int64_t>(m, "run_id", 0);
-  out.variant = get_or<std::string>(m, "variant", "");
-  out.params = get_or<std::string>(m, "params", "");
-  out.threads = get_or<int>(m, "threads", 0);
-  out.tile = get_or<int>(m, "tile", 0);
-  out.dynamic_smem = get_or<std::int64_t>(m, "dynamic_smem", 0);
-  out.registers = get_or<int>(m, "registers", 0);
-  out.active_blocks_per_sm = get_or<int>(m, "active_blocks_per_sm", 0);
-  out.occupancy = get_or<double>(m, "occupancy", 0);
-  out.limiter = get_or<std::string>(m, "limiter", "");
-  out.origin = get_or<std::string>(m, "origin", "");
-  out.grid_x = get_or<std::int64_t>(m, "grid_x", 0);
-  out.grid_y = get_or<std::int64_t>(m, "grid_y", 0);
-  out.waves = get_or<double>(m, "waves", 0);
-  out.outcome = sql::stored_outcome(get_or<std::string>(m, "outcome", ""));
-  out.error = get_or<std::string>(m, "error", "");
-  if (out.error.empty()) out.error = get_or<std::string>(m, "rejection", "");
-  out.rel_error = get_or<double>(m, "rel_error", -1.0);
-  out.samples_ms = samples_of(m, "samples");
-  // The stored summary is authoritative when present (it is what the tuner saw).
-  const Summary s = summarize(out.samples_ms);
-  out.summary.count = std::size_t(get_or<std::int64_t>(m, "sample_count", std::int64_t(s.count)));
-  out.summary.min = get_or<double>(m, "min_ms", s.min);
-  out.summary.q1 = get_or<double>(m, "q1_ms", s.q1);
-  out.summary.median = get_or<double>(m, "median_ms", s.median);
-  out.summary.q3 = get_or<double>(m, "q3_ms", s.q3);
-  out.summary.max = get_or<double>(m, "max_ms", s.max);
-  out.summary.mean = get_or<double>(m, "mean_ms", s.mean);
-  out.winner = get_or<std::int64_t>(m, "winner", 0) != 0;
-  out.gflops = get_or<double>(m, "gflops", 0);
-  out.sm_clock_mhz = get_or<int>(m, "sm_clock_mhz", 0);
-  return out;
-}
-
-// --- writing ----------------------------------------------------------------------------------
-
-std::set<std::string> table_columns(SQLite::Database& db, const std::string& table) {
-  std::set<std::string> out;
-  SQLite::Statement info(db, fmt::format("PRAGMA table_info({})", table));
-  while (info.executeStep()) out.insert(info.getColumn(1).getString());
-  return out;
-}
-
-// Binds a JSON value to parameter `index`; objects and arrays go to *_json text columns.
-void bind_value(SQLite::Statement& statement, int index, const json& value) {
-  if (value.is_null()) {
-    statement.bind(index);
-  } else if (value.is_boolean()) {
-    statement.bind(index, value.get<bool>() ? 1 : 0);
-  } else if (value.is_number_integer()) {
-    statement.bind(index, value.get<std::int64_t>());
-  } else if (value.is_number()) {
-    statement.bind(index, value.get<double>());
-  } else if (value.is_string()) {
-    statement.bind(index, value.get<std::string>());
-  } else {
-    statement.bind(index, dump(value));
-  }
-}
-
-// Inserts `object` into `table`: each field goes to the column of its name or to `<name>_json`;
-// fields with no column are reported in `dropped`. `fixed` columns (foreign keys) come first.
-std::int64_t insert_row(SQLite::Database& db, const std::string& table,
-                        const std::set<std::string>& columns, const json& object,
-                        const std::set<std::string>& skip,
-                        const std::vector<std::pair<std::string, std::int64_t>>& fixed,
-                        std::set<std::string>& dropped) {
-  std::vector<std::string> names;
-  std::vector<const json*> values;
-  for (auto& [name, value] : object.items()) {
-    if (skip.count(name)) continue;
-    std::string column;
-    if (columns.count(name) && !ends_with_json(name)) {
-      column = name;
-    } else if (columns.count(name + std::string(kJsonSuffix))) {
-      column = name + std::string(kJsonSuffix);
-    } else if (columns.count(name)) {
-      column = name;  // a *_json column exported as raw text because it held invalid JSON
-    } else {
-      dropped.insert(table + "." + name);
-      continue;
-    }
-    if (column == "id") continue;
-    names.push_back(column);
-    values.push_back(&value);
-  }
-  std::string column_list, placeholders;
-  for (auto& [name, id] : fixed) {
-    column_list += (column_list.empty() ? "" : ", ") + name;
-    placeholders += placeholders.empty() ? "?" : ", ?";
-  }
-  for (auto& name : names) {
-    column_list += (column_list.empty() ? "" : ", ") + name;
-    placeholders += placeholders.empty() ? "?" : ", ?";
-  }
-  SQLite::Statement insert(
-      db, fmt::format("INSERT INTO {} ({}) VALUES ({})", table, column_list, placeholders));
-  int index = 0;
-  for (auto& [name, id] : fixed) insert.bind(++index, id);
-  for (auto* value : values) {
-    const std::string& column = names[std::size_t(index) - fixed.size()];
-    // A decoded JSON column whose value is a plain string was text that was not JSON: keep it.
-    if (ends_with_json(column) && !value->is_string())
-      insert.bind(++index, dump(*value));
-    else
-      bind_value(insert, ++index, *value);
-  }
-  insert.exec();
-  return db.getLastInsertRowid();
-}
-
-std::int64_t find_device(SQLite::Database& db, const json& key) {
+std::int64_t find_device(SQLite::Database& db, const CacheKey& key) {
   SQLite::Statement find(db,
                          "SELECT id FROM devices WHERE uuid = ? AND name = ? AND cc_major = ? AND "
                          "cc_minor = ? AND sm_count = ? AND driver_version = ? AND "
                          "runtime_version = ?");
-  int index = 0;
-  for (auto& name : kDeviceKeyFields) bind_value(find, ++index, key[name]);
+  Binder{find}(key.device_uuid)(key.device_name)(key.cc_major)(key.cc_minor)(key.sm_count)(
+      key.driver_version)(key.runtime_version);
   return find.executeStep() ? find.getColumn(0).getInt64() : 0;
+}
+
+// A device of the document's devices section, with its properties; the key is what a run names.
+struct DeviceDoc {
+  std::string properties_json = "{}";
+  std::string first_seen_at, last_seen_at;
+};
+
+std::string device_key_text(const json& d) {
+  json key = json::object();
+  for (auto name : {"uuid", "name", "cc_major", "cc_minor", "sm_count", "driver_version",
+                    "runtime_version"})
+    key[name] = d.value(name, json());
+  return dump(key);
+}
+
+std::int64_t insert_device(SQLite::Database& db, const CacheKey& key, const DeviceDoc* doc,
+                           const std::string& run_started_at) {
+  SQLite::Statement insert(db,
+                           "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, "
+                           "driver_version, runtime_version, properties_json, first_seen_at, "
+                           "last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Binder{insert}(key.device_uuid)(key.device_name)(key.cc_major)(key.cc_minor)(key.sm_count)(
+      key.driver_version)(key.runtime_version)(doc ? doc->properties_json : std::string("{}"))(
+      doc ? doc->first_seen_at : run_started_at)(doc ? doc->last_seen_at : run_started_at);
+  insert.exec();
+  return db.getLastInsertRowid();
+}
+
+std::int64_t insert_run(SQLite::Database& db, std::int64_t device_id, const StoredRun& r) {
+  SQLite::Statement insert(
+      db,
+      "INSERT INTO runs (device_id, kernel, build_id, dtype, m, n, k, layout, status, started_at, "
+      "finished_at, tool_version, argv_json, policy_json, cublas_count, cublas_min_ms, "
+      "cublas_q1_ms, cublas_median_ms, cublas_q3_ms, cublas_max_ms, cublas_mean_ms, "
+      "cublas_samples_json, cublas_sm_clock_mhz, strategy, reference_clock_mhz) VALUES (?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const CacheKey& k = r.key;
+  Binder bind(insert);
+  bind(device_id)(k.kernel)(k.build_id)(k.dtype)(k.shape.m)(k.shape.n)(k.shape.k)(k.layout)(
+      std::string(to_string(r.status)))(r.started_at);
+  if (r.finished_at.empty()) {
+    bind.null();
+  } else {
+    bind(r.finished_at);
+  }
+  bind(r.tool_version)(r.argv_json.empty() ? std::string("[]") : r.argv_json)(
+      r.policy_json.empty() ? std::string("{}") : r.policy_json);
+  const Summary& c = r.cublas;
+  bind(c.count);
+  if (c.count == 0) {
+    for (int i = 0; i < 6; ++i) bind.null();  // no reference was measured
+  } else {
+    bind(c.min)(c.q1)(c.median)(c.q3)(c.max)(c.mean);
+  }
+  bind(codec::samples_json(r.cublas_samples_ms))(r.cublas_sm_clock_mhz)(r.strategy)(
+      r.reference_clock_mhz);
+  insert.exec();
+  return db.getLastInsertRowid();
+}
+
+void insert_measurement(SQLite::Database& db, std::int64_t run_id, const StoredMeasurement& m) {
+  // The store reads error and rejection as one text: it is written as the error. Row ids of the
+  // exporting database mean nothing here: reused_from is not kept.
+  SQLite::Statement insert(
+      db,
+      "INSERT INTO measurements (run_id, variant, params, origin, step, suggested_block, "
+      "block_limit, threads, tile, dynamic_smem, registers, active_blocks_per_sm, occupancy, "
+      "limiter, grid_x, grid_y, waves, rejection, outcome, error, rel_error, sample_count, min_ms, "
+      "q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, flops, gflops, sm_clock_mhz, "
+      "noise, ci_low_ms, ci_high_ms, sm_clock_min_mhz, sm_clock_max_mhz, throttled, "
+      "throttled_batches, stop_reason, search_round, tie, winner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?)");
+  Binder bind(insert);
+  bind(run_id)(m.variant)(m.params)(m.origin)(m.step)(m.suggested_block)(m.block_limit)(
+      m.threads)(m.tile)(m.dynamic_smem)(m.registers)(m.active_blocks_per_sm)(m.occupancy)(
+      m.limiter)(m.grid_x)(m.grid_y)(m.waves)(std::string(to_string(m.outcome)))(m.error);
+  if (m.rel_error < 0) {
+    bind.null();
+  } else {
+    bind(m.rel_error);
+  }
+  const Summary& s = m.summary;
+  bind(s.count)(s.min)(s.q1)(s.median)(s.q3)(s.max)(s.mean)(codec::samples_json(m.samples_ms))(
+      m.flops)(m.gflops)(m.sm_clock_mhz)(m.noise)(m.median_ci.low)(m.median_ci.high)(
+      m.sm_clock_min_mhz)(m.sm_clock_max_mhz)(m.throttled ? 1 : 0)(m.throttled_batches)(
+      m.stop_reason)(m.search_round)(m.tie ? 1 : 0)(m.winner ? 1 : 0);
+  insert.exec();
 }
 
 }  // namespace
@@ -291,45 +196,26 @@ ExportResult export_runs(Store& store, const ExportProvenance& provenance) {
         {"tool_version", provenance.tool_version},
         {"argv", provenance.argv},
         {"store_schema_version", db.execAndGet("PRAGMA user_version").getInt()}};
-    json devices = json::array();
-    SQLite::Statement device_rows(db, "SELECT * FROM devices ORDER BY id");
-    while (device_rows.executeStep()) devices.push_back(row_to_json(device_rows, {"id"}));
-    doc["devices"] = std::move(devices);
+    doc["devices"] = device_rows(db);
 
     json runs = json::array();
     SQLite::Statement run_rows(
-        db,
-        "SELECT r.*, d.uuid AS uuid_, d.name AS name_, d.cc_major AS cc_major_, "
-        "d.cc_minor AS cc_minor_, d.sm_count AS sm_count_, d.driver_version AS driver_version_, "
-        "d.runtime_version AS runtime_version_ FROM runs r JOIN devices d ON d.id = r.device_id "
-        "ORDER BY r.started_at DESC, r.id DESC");
-    SQLite::Statement measurement_rows(db,
-                                       "SELECT * FROM measurements WHERE run_id = ? ORDER BY id");
+        db, fmt::format("SELECT {} FROM runs r JOIN devices d ON d.id = r.device_id "
+                        "ORDER BY r.started_at DESC, r.id DESC",
+                        sql::kRunColumns));
+    SQLite::Statement measurement_rows(
+        db, fmt::format("SELECT {} FROM measurements WHERE run_id = ? ORDER BY id",
+                        sql::kMeasurementColumns));
     while (run_rows.executeStep()) {
-      json run = row_to_json(run_rows, {"device_id", "uuid_", "name_", "cc_major_", "cc_minor_",
-                                        "sm_count_", "driver_version_", "runtime_version_"});
-      const std::int64_t id = run["id"].get<std::int64_t>();
-      run.erase("id");
-      run["source_id"] = id;  // the run id in the exporting store; informational only
-      json device = json::object();
-      for (auto& name : kDeviceKeyFields) {
-        SQLite::Column column = run_rows.getColumn((name + "_").c_str());
-        if (kDeviceIntFields.count(name))
-          device[name] = column.getInt64();
-        else
-          device[name] = column.getString();
-      }
-      run["device"] = std::move(device);
-      json measurements = json::array();
+      RunRecord record;
+      record.run = sql::read_run(run_rows);
       measurement_rows.reset();
-      measurement_rows.bind(1, id);
-      while (measurement_rows.executeStep()) {
-        measurements.push_back(row_to_json(measurement_rows, {"id", "run_id"}));
-        ++result.measurements;
-      }
+      measurement_rows.bind(1, record.run.id);
+      while (measurement_rows.executeStep())
+        record.measurements.push_back(sql::read_measurement(measurement_rows));
+      result.measurements += int(record.measurements.size());
       ++result.runs;
-      run["measurements"] = std::move(measurements);
-      runs.push_back(std::move(run));
+      runs.push_back(model::to_json(record));
     }
     doc["runs"] = std::move(runs);
     snapshot.commit();
@@ -341,67 +227,50 @@ ExportResult export_runs(Store& store, const ExportProvenance& provenance) {
 }
 
 ImportSummary import_runs(Store& store, const std::string& json_text, const std::string& origin) {
-  Reader reader(origin);
-  const json doc = reader.parse(json_text);
+  const json doc = read_document(json_text, origin);
+  // Decoded once, outside the retried transaction; validation has checked every field.
+  std::vector<RunRecord> records;
+  std::set<std::string> dropped;
+  for (auto& run : doc["runs"]) {
+    records.push_back(model::run_record_from_json(run, model::Missing::kDefault));
+    model::unknown_fields(run, dropped);
+  }
+  std::map<std::string, DeviceDoc> device_docs;
+  for (auto& d : doc["devices"])
+    device_docs[device_key_text(d)] = {dump(d["properties"]), d["first_seen_at"].get<std::string>(),
+                                       d["last_seen_at"].get<std::string>()};
+
   SQLite::Database& db = StoreAccess::database(store);
   std::size_t run_index = 0;
   // Retried whole when SQLite stays busy past its timeout, like every other write
   // (db/retry.hpp): a failed attempt rolled back, so the summary is built inside.
   auto attempt = [&] {
     ImportSummary summary;
-    std::set<std::string> dropped;
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
-    const auto device_columns = table_columns(db, "devices");
-    const auto run_columns = table_columns(db, "runs");
-    const auto measurement_columns = table_columns(db, "measurements");
-
-    // Devices first, with their full properties; the key decides identity.
-    std::map<std::string, const json*> device_docs;
-    const json no_devices = json::array();
-    for (auto& device : doc.contains("devices") ? doc["devices"] : no_devices) {
-      if (!device.is_object()) continue;
-      json key = json::object();
-      bool complete = true;
-      for (auto& name : kDeviceKeyFields) {
-        if (!device.contains(name))
-          complete = false;
-        else
-          key[name] = device[name];
-      }
-      if (complete) device_docs[dump(key)] = &device;
-    }
-
     // Oldest first, so run ids in this store follow time like those of its own runs.
-    const json& runs = doc["runs"];
-    for (std::size_t back = runs.size(); back-- > 0;) {
+    for (std::size_t back = records.size(); back-- > 0;) {
       run_index = back;
-      const json& run = runs[back];
-      const json& key = run["device"];
+      const StoredRun& run = records[back].run;
+      const CacheKey& key = run.key;
       std::int64_t device_id = find_device(db, key);
       if (device_id == 0) {
-        json device = json::object();
-        if (auto it = device_docs.find(dump(key)); it != device_docs.end()) device = *it->second;
-        for (auto& name : kDeviceKeyFields) device[name] = key[name];
-        if (!device.contains("properties")) device["properties"] = json::object();
-        if (!device.contains("first_seen_at")) device["first_seen_at"] = run["started_at"];
-        if (!device.contains("last_seen_at")) device["last_seen_at"] = run["started_at"];
-        device_id = insert_row(db, "devices", device_columns, device, {"id"}, {}, dropped);
+        const json key_doc = doc["runs"][back]["device"];
+        auto it = device_docs.find(device_key_text(key_doc));
+        device_id = insert_device(db, key, it == device_docs.end() ? nullptr : &it->second,
+                                  run.started_at);
       }
 
       SQLite::Statement existing(db,
                                  "SELECT id, status FROM runs WHERE device_id = ? AND kernel = ? "
                                  "AND build_id = ? AND dtype = ? AND m = ? AND n = ? AND k = ? "
                                  "AND started_at = ? AND layout = ?");
-      existing.bind(1, device_id);
-      int index = 1;
-      for (auto name : {"kernel", "build_id", "dtype", "m", "n", "k", "started_at"})
-        bind_value(existing, ++index, run[name]);
-      existing.bind(++index, get_or<std::string>(run, "layout", "nn"));  // older exports: nn
+      Binder{existing}(device_id)(key.kernel)(key.build_id)(key.dtype)(key.shape.m)(key.shape.n)(
+          key.shape.k)(run.started_at)(key.layout);
       if (existing.executeStep()) {
         const std::int64_t id = existing.getColumn(0).getInt64();
         const std::string status = existing.getColumn(1).getString();
         // A run exported while it was still running comes back finished: take the newer copy.
-        if (status == "running" && run["status"] != "running") {
+        if (status == to_string(RunStatus::kRunning) && run.status != RunStatus::kRunning) {
           existing.reset();
           SQLite::Statement remove(db, "DELETE FROM runs WHERE id = ?");
           remove.bind(1, id);
@@ -414,13 +283,9 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
       } else {
         ++summary.runs_added;
       }
-      const std::int64_t run_id =
-          insert_row(db, "runs", run_columns, run, {"id", "source_id", "device", "measurements"},
-                     {{"device_id", device_id}}, dropped);
-      for (auto& m : run["measurements"]) {
-        // Row ids of the exporting database mean nothing here: reused_from (schema 2) is not kept.
-        insert_row(db, "measurements", measurement_columns, m, {"id", "run_id", "reused_from"},
-                   {{"run_id", run_id}}, dropped);
+      const std::int64_t run_id = insert_run(db, device_id, run);
+      for (auto& m : records[back].measurements) {
+        insert_measurement(db, run_id, m);
         ++summary.measurements_added;
       }
     }
@@ -433,41 +298,28 @@ ImportSummary import_runs(Store& store, const std::string& json_text, const std:
   } catch (const SQLite::Exception& e) {
     const int code = e.getErrorCode();
     if (code == SQLITE_CONSTRAINT || code == SQLITE_MISMATCH)
-      reader.bad(fmt::format("runs[{}]", run_index),
-                 fmt::format("does not fit the database schema ({})", e.what()));
+      fail(ExitCode::kUsage,
+           fmt::format("export '{}': runs[{}] does not fit the database schema ({}); pass a file "
+                       "written by `occtune export`",
+                       origin, run_index, e.what()));
     db_failure(store, "importing runs", e);
   }
 }
 
 void check_export(const std::string& json_text, const std::string& origin) {
-  Reader(origin).parse(json_text);
+  read_document(json_text, origin);
 }
 
 std::vector<RunRecord> read_export(const std::string& json_text, const std::string& origin) {
-  const json doc = Reader(origin).parse(json_text);
+  const json doc = read_document(json_text, origin);
   std::vector<RunRecord> out;
   std::int64_t next_id = 1;
   for (auto& run : doc["runs"]) {
-    RunRecord record;
-    StoredRun& r = record.run;
-    r.id = get_or<std::int64_t>(run, "source_id", 0);
-    r.key = key_of(run);
-    r.status = sql::stored_run_status(run["status"].get<std::string>());
-    r.started_at = run["started_at"].get<std::string>();
-    r.finished_at = get_or<std::string>(run, "finished_at", "");
-    r.tool_version = get_or<std::string>(run, "tool_version", "");
-    r.argv_json = dump(run.value("argv", json::array()));
-    r.policy_json = dump(run.value("policy", json::object()));
-    r.cublas.count = std::size_t(get_or<std::int64_t>(run, "cublas_count", 0));
-    r.cublas.min = get_or<double>(run, "cublas_min_ms", 0);
-    r.cublas.q1 = get_or<double>(run, "cublas_q1_ms", 0);
-    r.cublas.median = get_or<double>(run, "cublas_median_ms", 0);
-    r.cublas.q3 = get_or<double>(run, "cublas_q3_ms", 0);
-    r.cublas.max = get_or<double>(run, "cublas_max_ms", 0);
-    r.cublas.mean = get_or<double>(run, "cublas_mean_ms", 0);
-    for (auto& m : run["measurements"]) {
-      record.measurements.push_back(measurement_of(m, next_id++));
-      record.measurements.back().run_id = r.id;
+    RunRecord record = model::run_record_from_json(run, model::Missing::kDefault);
+    for (auto& m : record.measurements) {
+      if (m.id == 0) m.id = next_id;  // documents of the previous layout carry no row ids
+      ++next_id;
+      m.run_id = record.run.id;
     }
     out.push_back(std::move(record));
   }

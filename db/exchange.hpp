@@ -12,17 +12,19 @@
 namespace occtune::db {
 
 // Version of the export document's layout (its "schema_version"); bump on incompatible change.
-inline constexpr int kExportSchemaVersion = 1;
+// 2 (issue #12): runs and measurements in the model's one JSON codec (autotuner/core/model_json),
+// the names `--format json` and the service use. Import and compare still read 1
+// (db/export_v1.hpp).
+inline constexpr int kExportSchemaVersion = 2;
 
 struct ExportProvenance {
   std::string tool_version;
   std::vector<std::string> argv;
 };
 
-// All runs of the store, newest first, read in one snapshot. Every column of the runs and
-// measurements tables is written under its own name (a `*_json` text column as the decoded JSON
-// value under the name without the suffix), so columns added by later schema versions travel
-// without changes here.
+// All runs of the store, newest first, read in one snapshot, each with all its measurements, as
+// the typed model's codec writes them (model::to_json(RunRecord)); devices with their stored
+// properties and when they were first and last seen.
 struct ExportResult {
   std::string json;
   int runs = 0;
@@ -35,7 +37,7 @@ struct ImportSummary {
   int runs_replaced = 0;  // a run stored as `running` that the document has finished
   int runs_skipped = 0;   // already present: importing the same document again adds nothing
   int measurements_added = 0;
-  std::vector<std::string> dropped_fields;  // fields this database's schema has no column for
+  std::vector<std::string> dropped_fields;  // fields the model has no member for
 };
 
 // Merges a document into the store in one BEGIN IMMEDIATE transaction (all or nothing). A run's

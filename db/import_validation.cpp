@@ -23,12 +23,15 @@
 #include "autotuner/core/device_limits.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/measurement.hpp"
+#include "autotuner/core/model_json.hpp"
+#include "autotuner/core/records.hpp"
 #include "autotuner/core/shape.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "db/codec.hpp"
 #include "db/exchange.hpp"
 #include "kernels/kernel_manifest.hpp"
 #include "kernels/registry.hpp"
+#include "occtune/layout.hpp"
 
 namespace occtune::db {
 namespace {
@@ -220,6 +223,13 @@ class Fields {
                 fmt::format("is {} bytes long (at most {}): {}", s.size(), max_bytes, shown(v)));
     return s;
   }
+  std::optional<bool> optional_boolean(std::string_view name) const {
+    const json* v = find(name);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean())
+      bad_field(name, fmt::format("is {} ({}), but must be true or false", shown(*v), type_of(*v)));
+    return v->get<bool>();
+  }
   std::optional<std::string> optional_text(std::string_view name, std::size_t max_bytes) const {
     const json* v = find(name);
     if (!v || v->is_null()) return std::nullopt;
@@ -293,11 +303,6 @@ class Fields {
   const std::string& origin_;
   const ImportLimits& limits_;
 };
-
-const std::set<std::string> kOutcomes = {
-    "ok",           "invalid_config", "exceeds_limits", "launch_failed",
-    "wrong_result", "crashed",        "timeout",       "compile_failed"};
-const std::set<std::string> kStatuses = {"running", "complete", "interrupted", "failed"};
 
 constexpr std::int64_t kMaxInt = INT_MAX;
 constexpr std::int64_t kMaxClockMhz = 100000;
@@ -390,36 +395,46 @@ bool is_param_list(const std::string& params) {
   return params.empty() || std::regex_match(params, form);
 }
 
+// A measurement of the current layout (model::to_json(StoredMeasurement)).
 void check_measurement(const json& value, const std::string& path, const std::string& origin,
                        const ImportLimits& limits, const std::string& kernel, double tolerance,
                        bool this_build) {
   const Fields f(value, path, origin, limits);
+  if (auto family = f.optional_text("family", limits.max_name); family && *family != kernel)
+    f.bad_field("family", fmt::format("is {}, but the run's kernel is '{}'",
+                                      shown(f.require("family")), kernel));
   const std::string variant = f.text("variant", limits.max_name);
-  const std::string params = f.text("params", limits.max_name);
+  const std::string label = f.text("label", limits.max_name);
   if (!variant.empty() && !this_build) {
     if (!is_family_template(kernel, variant))
       f.bad_field("variant", fmt::format("is {}, not a variant of kernel '{}' (another kernel "
                                          "build may have other variants, but of the family's "
                                          "templates)",
                                          shown(f.require("variant")), kernel));
-    if (!is_param_list(params))
-      f.bad_field("params", fmt::format("is {}, not a list of name=integer parameters",
-                                        shown(f.require("params"))));
+    if (!is_param_list(label))
+      f.bad_field("label", fmt::format("is {}, not a list of name=integer parameters",
+                                       shown(f.require("label"))));
   } else if (!variant.empty()) {
     const kernels::VariantInfo* v = find_variant(kernel, variant);
     if (!v)
       f.bad_field("variant", fmt::format("is {}, not a registered variant of kernel '{}'",
                                          shown(f.require("variant")), kernel));
-    if (params != v->label())
-      f.bad_field("params", fmt::format("is {}, but variant {} has parameters \"{}\"",
-                                        shown(f.require("params")), variant, v->label()));
+    if (label != v->label())
+      f.bad_field("label", fmt::format("is {}, but variant {} has parameters \"{}\"",
+                                       shown(f.require("label")), variant, v->label()));
   }
+  // The parameters twice (the label as stored, the object readers use) must say the same.
+  if (f.object("params") != model::params_json(label))
+    f.bad_field("params", fmt::format("is {}, but the label {} says {}", shown(f.require("params")),
+                                      shown(f.require("label")),
+                                      shown(model::params_json(label))));
   f.text("origin", limits.max_name);
   f.integer("step", INT_MIN, kMaxInt);
   f.integer("suggested_block", INT_MIN, kMaxInt);
   f.integer("block_limit", INT_MIN, kMaxInt);
   const std::int64_t threads = f.integer("threads", 0, 4096);
-  f.integer("tile", 0, 4096);
+  f.require("tile");
+  f.optional_integer("tile", 1, 4096, /*nullable=*/true);
   f.integer("dynamic_smem", 0, 16 << 20);
   f.integer("registers", 0, 65536);
   f.integer("active_blocks_per_sm", 0, 256);
@@ -428,65 +443,64 @@ void check_measurement(const json& value, const std::string& path, const std::st
   f.integer("grid_x", 0, kMaxInt);
   f.integer("grid_y", 0, kMaxInt);
   f.number("waves", 0);
-  const std::string rejection = f.text("rejection", limits.max_string);
   const std::string outcome = f.text("outcome", limits.max_name);
-  if (!kOutcomes.count(outcome))
-    f.bad_field("outcome", fmt::format("is {}, not one of ok, invalid_config, exceeds_limits, "
-                                       "launch_failed, wrong_result, crashed, timeout, "
-                                       "compile_failed",
+  if (!outcome_from_string(outcome))
+    f.bad_field("outcome", fmt::format("is {}, not an outcome this occtune knows (see "
+                                       "docs/schema/export.schema.json)",
                                        shown(f.require("outcome"))));
   const std::string error = f.text("error", limits.max_string);
   const auto rel_error = f.nullable_number("rel_error", 0, /*required=*/true);
-  const std::int64_t count = f.integer("sample_count", 0, std::int64_t(limits.max_samples));
+  const Fields t(f.object("timing"), f.at("timing"), origin, limits);
+  const std::int64_t count = t.integer("count", 0, std::int64_t(limits.max_samples));
   double summary[6];
   const char* names[6] = {"min_ms", "q1_ms", "median_ms", "q3_ms", "max_ms", "mean_ms"};
-  for (int i = 0; i < 6; ++i) summary[i] = f.number(names[i], 0);
-  f.samples("samples");
+  for (int i = 0; i < 6; ++i) summary[i] = t.number(names[i], 0);
+  for (auto name : {"noise", "ci_low_ms", "ci_high_ms"})
+    if (t.find(name)) t.number(name, 0);
+  f.samples("samples_ms");
   f.number("flops", 0);
   f.number("gflops", 0);
   f.integer("sm_clock_mhz", 0, kMaxClockMhz);
-  if (f.find("noise")) f.number("noise", 0);
-  for (auto name : {"ci_low_ms", "ci_high_ms"})
-    if (f.find(name)) f.number(name, 0);
   for (auto name : {"sm_clock_min_mhz", "sm_clock_max_mhz"})
     f.optional_integer(name, 0, kMaxClockMhz);
-  f.optional_integer("throttled", 0, 1);
+  f.optional_boolean("throttled");
   f.optional_integer("throttled_batches", 0, kMaxInt);
   f.optional_text("stop_reason", limits.max_name);
   f.optional_integer("search_round", 0, kMaxInt);
-  f.optional_integer("tie", 0, 1);
-  const bool winner = f.optional_integer("winner", 0, 1).value_or(0) == 1;
+  f.optional_boolean("tie");
+  const bool winner = f.optional_boolean("winner").value_or(false);
   f.optional_integer("reused_from", 0, std::numeric_limits<std::int64_t>::max(), true);
+  f.optional_integer("id", 0, std::numeric_limits<std::int64_t>::max(), true);
+  f.optional_integer("run_id", 0, std::numeric_limits<std::int64_t>::max(), true);
 
-  if (outcome == "ok") {
+  if (outcome == to_string(Outcome::kOk)) {
     if (threads < 1) f.bad_field("threads", "is 0, but an `ok` candidate ran with threads");
     if (!rel_error || *rel_error > tolerance)
       f.bad_field("rel_error",
                   fmt::format("is {}, but an `ok` result is within the run's tolerance {}",
                               shown(f.require("rel_error")), tolerance));
-    if (!error.empty() || !rejection.empty())
-      f.bad_field(error.empty() ? "rejection" : "error",
-                  "is set, but an `ok` candidate has no error");
-    if (count < 1) f.bad_field("sample_count", "is 0, but an `ok` candidate was timed");
-    if (summary[0] <= 0) f.bad_field("min_ms", "is 0, but a measured time is positive");
+    if (!error.empty()) f.bad_field("error", "is set, but an `ok` candidate has no error");
+    if (count < 1) t.bad_field("count", "is 0, but an `ok` candidate was timed");
+    if (summary[0] <= 0) t.bad_field("min_ms", "is 0, but a measured time is positive");
     for (int i = 1; i < 5; ++i)
       if (summary[i] < summary[i - 1])
-        f.bad_field(names[i],
+        t.bad_field(names[i],
                     fmt::format("is {}, below {} ({})", summary[i], names[i - 1], summary[i - 1]));
     if (summary[5] < summary[0] || summary[5] > summary[4])
-      f.bad_field("mean_ms", fmt::format("is {}, outside min_ms..max_ms ({}..{})", summary[5],
+      t.bad_field("mean_ms", fmt::format("is {}, outside min_ms..max_ms ({}..{})", summary[5],
                                          summary[0], summary[4]));
   } else {
-    if (error.empty() && rejection.empty())
+    if (error.empty())
       f.bad_field("error", fmt::format("is empty, but outcome `{}` needs its reason", outcome));
-    if (winner) f.bad_field("winner", fmt::format("is 1 for a `{}` candidate", outcome));
+    if (winner) f.bad_field("winner", fmt::format("is true for a `{}` candidate", outcome));
   }
 }
 
+// A run of the current layout (model::to_json(RunRecord)).
 void check_run(const json& value, const std::string& path, const std::string& origin,
                const ImportLimits& limits) {
   const Fields f(value, path, origin, limits);
-  f.integer("source_id", 0, std::numeric_limits<std::int64_t>::max());
+  f.optional_integer("id", 0, std::numeric_limits<std::int64_t>::max(), true);
   check_device_key(Fields(f.object("device"), f.at("device"), origin, limits), limits);
   const std::string kernel = f.text("kernel", limits.max_name, true);
   if (!kernels::find_family(kernel))
@@ -497,14 +511,17 @@ void check_run(const json& value, const std::string& path, const std::string& or
   if (dtype != "f32")
     f.bad_field("dtype", fmt::format("is {}, but occtune tunes f32", shown(f.require("dtype"))));
   for (auto side : {"m", "n", "k"}) f.integer(side, 1, kMaxShapeSide);
+  if (!parse_layout(f.text("layout", limits.max_name)))
+    f.bad_field("layout", fmt::format("is {}, not a layout (nn, nt, tn or tt)",
+                                      shown(f.require("layout"))));
   const std::string status = f.text("status", limits.max_name);
-  if (!kStatuses.count(status))
+  if (!run_status_from_string(status))
     f.bad_field("status", fmt::format("is {}, not one of running, complete, interrupted, failed",
                                       shown(f.require("status"))));
   f.timestamp("started_at");
   const json& finished = f.require("finished_at");
   if (finished.is_null()) {
-    if (status != "running")
+    if (status != to_string(RunStatus::kRunning))
       f.bad_field("finished_at", fmt::format("is null, but a `{}` run has finished", status));
   } else {
     f.timestamp_value(finished, "finished_at");
@@ -519,12 +536,13 @@ void check_run(const json& value, const std::string& path, const std::string& or
     const Fields p(policy, f.at("policy"), origin, limits);
     tolerance = p.number_value(*it, "tolerance", 0, 1);
   }
-  f.integer("cublas_count", 0, std::int64_t(limits.max_samples));
-  for (auto name : {"cublas_min_ms", "cublas_q1_ms", "cublas_median_ms", "cublas_q3_ms",
-                    "cublas_max_ms", "cublas_mean_ms"})
-    f.nullable_number(name, 0, /*required=*/false);
-  f.samples("cublas_samples");
-  f.optional_integer("cublas_sm_clock_mhz", 0, kMaxClockMhz);
+  const Fields c(f.object("cublas"), f.at("cublas"), origin, limits);
+  const Fields ct(c.object("timing"), c.at("timing"), origin, limits);
+  ct.integer("count", 0, std::int64_t(limits.max_samples));
+  for (auto name : {"min_ms", "q1_ms", "median_ms", "q3_ms", "max_ms", "mean_ms"})
+    ct.number(name, 0);
+  c.samples("samples_ms");
+  c.optional_integer("sm_clock_mhz", 0, kMaxClockMhz);
   f.optional_text("strategy", limits.max_name);
   f.optional_integer("reference_clock_mhz", 0, kMaxClockMhz);
   const json& measurements = f.array("measurements", limits.max_measurements);

@@ -1,7 +1,8 @@
 // Validation of an export document before anything of it reaches a store (import) or a report
 // (compare, check --baseline): the export schema (docs/schema/export.schema.json) plus the
 // store's own rules, with bounded nesting, sizes and string lengths. The first problem is
-// reported with its JSON path, e.g. runs[3].measurements[0].median_ms.
+// reported with its JSON path, e.g. runs[3].measurements[0].timing.median_ms. A document of
+// the previous layout is renamed into the current one before it is checked (db/export_v1.hpp).
 #pragma once
 
 #include <chrono>

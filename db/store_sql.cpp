@@ -137,6 +137,8 @@ StoredRun read_run(SQLite::Statement& statement) {
   run.cublas.mean = row.next_double();
   run.strategy = row.next_string();
   run.reference_clock_mhz = row.next_int();
+  run.cublas_samples_ms = codec::samples_from_json(row.next_string());
+  run.cublas_sm_clock_mhz = row.next_int();
   return run;
 }
 
@@ -190,6 +192,9 @@ StoredMeasurement read_measurement(SQLite::Statement& statement) {
   m.winner = row.next_int() != 0;
   m.reused_from = row.next_int64();
   m.step = row.next_int();
+  m.suggested_block = row.next_int();
+  m.block_limit = row.next_int();
+  m.flops = row.next_double();
   return m;
 }
 

@@ -151,7 +151,7 @@ inline constexpr const char* kRunColumns =
     "r.started_at, "
     "r.finished_at, r.tool_version, r.argv_json, r.policy_json, r.cublas_count, r.cublas_min_ms, "
     "r.cublas_q1_ms, r.cublas_median_ms, r.cublas_q3_ms, r.cublas_max_ms, r.cublas_mean_ms, "
-    "r.strategy, r.reference_clock_mhz";
+    "r.strategy, r.reference_clock_mhz, r.cublas_samples_json, r.cublas_sm_clock_mhz";
 
 // The cache-key columns, in the order every key-selecting query lists them.
 CacheKey read_key(Row& row);
@@ -163,7 +163,8 @@ inline constexpr const char* kMeasurementColumns =
     "occupancy, limiter, origin, grid_x, grid_y, waves, outcome, error, rejection, rel_error, "
     "sample_count, min_ms, q1_ms, median_ms, q3_ms, max_ms, mean_ms, samples_json, gflops, "
     "sm_clock_mhz, noise, ci_low_ms, ci_high_ms, sm_clock_min_mhz, sm_clock_max_mhz, throttled, "
-    "throttled_batches, stop_reason, search_round, tie, winner, reused_from, step";
+    "throttled_batches, stop_reason, search_round, tie, winner, reused_from, step, "
+    "suggested_block, block_limit, flops";
 
 StoredMeasurement read_measurement(SQLite::Statement& statement);
 

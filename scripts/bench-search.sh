@@ -85,12 +85,12 @@ def load(name):
         "winner_ms": best[1]["timing"]["median_ms"] if best else None,
         "ties": sorted(ties),
         "medians": {label(k, c): c["timing"]["median_ms"] for k in ks for c in k["candidates"]
-                    if c["status"] == "ok" and c.get("timing", {}).get("count", 0) > 0},
+                    if c["outcome"] == "ok" and c.get("timing", {}).get("count", 0) > 0},
         "tuning_s": doc["tuning_wall_s"], "race_s": sum(k["wall_s"] for k in ks),
         "process_s": float(open(f"{out}/{name}.process_s").read()),
         "candidates": sum(k["candidates_planned"] for k in ks),
         "samples": sum(k["samples_taken"] for k in ks),
-        "verified": sum(1 for k in ks for c in k["candidates"] if c["status"] != "exceeds_limits"),
+        "verified": sum(1 for k in ks for c in k["candidates"] if c["outcome"] != "exceeds_limits"),
     }
 
 rows, ok_all = [], True

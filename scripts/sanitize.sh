@@ -89,7 +89,7 @@ for tool in $tools; do
   launched=$(python3 - "$out/$tool.json" <<'PY' 2>/dev/null || echo "no JSON"
 import collections, json, sys
 doc = json.load(open(sys.argv[1]))
-status = collections.Counter(c["status"] for s in doc["shapes"] for k in s["kernels"]
+status = collections.Counter(c["outcome"] for s in doc["shapes"] for k in s["kernels"]
                              for c in k["candidates"])
 print(f"{sum(status.values())} candidates over {len(doc['shapes'])} shapes: {dict(status)}")
 PY

@@ -276,7 +276,7 @@ namespace {
 const std::vector<std::string> kCsvColumns = {
     "schema_version", "device_uuid", "shape", "kernel", "variant", "params", "threads", "tile",
     "dynamic_smem", "active_blocks_per_sm", "occupancy", "limiter", "grid_x", "grid_y", "waves",
-    "status", "median_ms", "min_ms", "q1_ms", "q3_ms", "samples", "gflops", "ratio_to_cublas",
+    "outcome", "median_ms", "min_ms", "q1_ms", "q3_ms", "samples", "gflops", "ratio_to_cublas",
     "rel_error", "winner", "noise", "stop_reason", "throttled", "tie", "gbps", "share_of_limit",
     "limit", "problem"};
 

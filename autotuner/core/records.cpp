@@ -62,6 +62,8 @@ StoredMeasurement stored_form(const Measurement& m, std::int64_t id, std::int64_
   s.limiter = c.limiter;
   s.origin = c.origin;
   s.step = c.step;
+  s.suggested_block = c.suggested_block;
+  s.block_limit = c.block_limit;
   s.grid_x = c.grid_x;
   s.grid_y = c.grid_y;
   s.waves = c.waves;
@@ -72,6 +74,7 @@ StoredMeasurement stored_form(const Measurement& m, std::int64_t id, std::int64_
   s.rel_error = m.rel_error;
   s.summary = t.summary;
   s.samples_ms = t.samples_ms;
+  s.flops = m.flops;
   s.gflops = m.gflops();
   s.sm_clock_mhz = t.sm_clock_mhz;
   s.noise = t.noise;

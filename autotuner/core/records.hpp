@@ -73,6 +73,8 @@ struct StoredMeasurement {
   std::string limiter;
   std::string origin;
   int step = 0;              // 1 = the textbook occupancy answer (origin "occupancy-api")
+  int suggested_block = 0;   // the occupancy API's block size for this step's limit
+  int block_limit = 0;       // the limit the API was called with (0: none)
   std::int64_t grid_x = 0, grid_y = 0;
   double waves = 0;
   Outcome outcome = Outcome::kOk;
@@ -80,6 +82,7 @@ struct StoredMeasurement {
   double rel_error = -1;
   Summary summary;
   std::vector<double> samples_ms;
+  double flops = 0;          // of one launch of the problem
   double gflops = 0;
   int sm_clock_mhz = 0;
   // Provenance of the sample set and the search's decision (schema 2; 0 / "" in older rows).
@@ -105,6 +108,8 @@ struct StoredRun {
   std::string strategy;
   int reference_clock_mhz = 0;
   Summary cublas;            // the reference measured in the same run (count 0 if none)
+  std::vector<double> cublas_samples_ms;
+  int cublas_sm_clock_mhz = 0;
 };
 
 // The best configuration for a key: the winner of the newest complete run (the measurement the

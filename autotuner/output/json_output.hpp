@@ -14,14 +14,17 @@ namespace occtune::output {
 // 2 (issue #15): params is an object of name -> integer everywhere (a "tile=16" string in query
 // and the service before), absent values are null (rel_error not checked, tile of a family
 // without one), device limits are max_grid_x / max_grid_y as in device profiles.
-inline constexpr int kJsonSchemaVersion = 2;
+// 3 (issue #12): measurements and runs are the typed model's one encoding
+// (autotuner/core/model_json), the same in tune, query, the service and export: "outcome" (was
+// "status" in tune), grid_x / grid_y (was "grid": [x, y]), the policy's names (min_time_s), the
+// label beside params; a best entry is {"run", "best", "ratio_to_cublas"}.
+inline constexpr int kJsonSchemaVersion = 3;
 
 nlohmann::json to_json(const DeviceInfo& device);
-// "bm=64,bn=32" (a variant's label, as stored) -> {"bm": 64, "bn": 32}.
+// "bm=64,bn=32" (a variant's label, as stored) -> {"bm": 64, "bn": 32} (model::params_json).
 nlohmann::json params_json(std::string_view label);
-// The JSON of a value whose sentinel means "absent": null instead of the sentinel.
-nlohmann::json rel_error_json(double rel_error);  // -1: not checked
-nlohmann::json tile_json(int tile);               // 0: the family has no square tile
+// null when not checked (-1), as a measurement's rel_error.
+nlohmann::json rel_error_json(double rel_error);
 nlohmann::json to_json(const Summary& summary);
 nlohmann::json to_json(const TimingPolicy& policy);
 nlohmann::json to_json(const Candidate& candidate);

@@ -1,8 +1,9 @@
-// JSON of a lookup result. "config" is what a launcher needs, in one shape for every step; the
-// measured entry ("entry", the same document `query` prints) or the heuristic's planning
-// details sit beside it.
+// JSON of a lookup result. "config" is what a launcher needs, in one shape for every step (the
+// model's configuration of a measurement, model::config_json); the measured entry ("entry", the
+// same document `query` prints) or the heuristic's planning details sit beside it.
 #include "autotuner/output/lookup_json.hpp"
 
+#include "autotuner/core/model_json.hpp"
 #include "autotuner/output/json_output.hpp"
 #include "autotuner/output/problem_json.hpp"
 
@@ -12,26 +13,11 @@ using nlohmann::json;
 
 namespace {
 
-json config_json(const std::string& family, const db::StoredMeasurement& m) {
-  return {{"family", family},
-          {"variant", m.variant},
-          {"params", params_json(m.params)},
-          {"threads", m.threads},
-          {"tile", tile_json(m.tile)},
-          {"dynamic_smem", m.dynamic_smem},
-          {"occupancy", m.occupancy},
-          {"limiter", m.limiter}};
-}
-
+// The heuristic's candidate in the configuration form of a stored measurement.
 json config_json(const Candidate& c) {
-  return {{"family", c.variant ? c.variant->family : ""},
-          {"variant", c.variant ? c.variant->symbol : ""},
-          {"params", params_json(c.variant ? c.variant->label() : "")},
-          {"threads", c.threads},
-          {"tile", tile_json(c.tile)},
-          {"dynamic_smem", c.dynamic_smem},
-          {"occupancy", c.occupancy},
-          {"limiter", c.limiter}};
+  Measurement m;
+  m.candidate = c;
+  return model::config_json(stored_form(m, 0, 0), c.variant ? c.variant->family : "");
 }
 
 }  // namespace
@@ -41,8 +27,11 @@ json to_json(const db::HeuristicAnswer& h) {
   return {{"method", h.method},
           {"oracle", h.oracle},
           {"active_blocks_per_sm", c.active_blocks_per_sm},
+          {"occupancy", c.occupancy},
+          {"limiter", c.limiter},
           {"registers", c.registers},
-          {"grid", {c.grid_x, c.grid_y}},
+          {"grid_x", c.grid_x},
+          {"grid_y", c.grid_y},
           {"waves", c.waves},
           {"nearest_arch_registers", h.nearest_arch_registers}};
 }
@@ -62,7 +51,7 @@ json to_json(const db::LookupResult& result) {
             {"heuristic", nullptr},   {"chain", chain_json(result)}};
   if (result.answered_by) j["answered_by"] = std::string(db::to_string(*result.answered_by));
   if (result.entry) {
-    j["config"] = config_json(result.entry->run.key.kernel, result.entry->best);
+    j["config"] = model::config_json(result.entry->best, result.entry->run.key.kernel);
     // The nearest-shape step answers with a configuration measured at another shape.
     if (result.answered_by == db::LookupStep::kNearestShape) {
       j["measured_shape"] = result.entry->run.key.shape.str();

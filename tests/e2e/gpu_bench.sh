@@ -18,7 +18,7 @@ fi
 python3 - "$tmp/bench.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 2 and doc["kind"] == "bench", doc.keys()
+assert doc["schema_version"] == 3 and doc["kind"] == "bench", doc.keys()
 assert len(doc["shapes"]) == 2
 for s in doc["shapes"]:
     assert s["cublas_ms"] > 0 and s["cublas_before_ms"] > 0 and s["cublas_after_ms"] > 0, s

@@ -48,7 +48,7 @@ for round in 1 2; do
   python3 - "$tmp/check$round.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 2 and doc["kind"] == "check" and doc["exit_code"] == 0, doc
+assert doc["schema_version"] == 3 and doc["kind"] == "check" and doc["exit_code"] == 0, doc
 assert len(doc["keys"]) == 2
 for k in doc["keys"]:
     assert k["verdict"] in ("SAME", "AMBIGUOUS", "FAST", "DRIFT"), (k["verdict"], k["reason"])

@@ -17,7 +17,7 @@ db="$tmp/tune.db"
 python3 - "$tmp/tune.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 2 and doc["kind"] == "tune", doc.keys()
+assert doc["schema_version"] == 3 and doc["kind"] == "tune", doc.keys()
 assert len(doc["shapes"]) == 2
 for shape in doc["shapes"]:
     assert shape["cublas"]["timing"]["median_ms"] > 0
@@ -27,17 +27,17 @@ for shape in doc["shapes"]:
         w = k["winner"]
         assert w >= 0, f"no winner for {k['kernel']} at {shape['shape']}"
         best = k["candidates"][w]
-        assert best["status"] == "ok" and best["winner"]
+        assert best["outcome"] == "ok" and best["winner"]
         # The winner has the lowest median among the candidates measured to the stopping rule
         # (halving may leave eliminated ones with a lucky median from a few screen samples).
-        finals = [c for c in k["candidates"] if c["status"] == "ok"
+        finals = [c for c in k["candidates"] if c["outcome"] == "ok"
                   and c["stop_reason"] in ("converged", "timeout", "max_samples")]
         assert best in finals, best
         assert best["timing"]["median_ms"] == min(c["timing"]["median_ms"] for c in finals)
         assert w in k["ties"] or not k["ties"], k["ties"]
         for c in k["candidates"]:
-            assert c["status"] in ("ok", "exceeds_limits"), c
-            if c["status"] == "ok":
+            assert c["outcome"] in ("ok", "exceeds_limits"), c
+            if c["outcome"] == "ok":
                 assert 0 <= c["rel_error"] < 1e-5, c
 print("tune json ok")
 PY
@@ -52,7 +52,7 @@ import json, sys
 anyf, td = (json.load(open(p)) for p in sys.argv[1:3])
 assert anyf["answered_by"] == "exact", anyf["answered_by"]
 assert anyf["best"]["timing"]["median_ms"] <= td["best"]["timing"]["median_ms"], (anyf, td)
-print("any family:", anyf["key"]["kernel"], anyf["best"]["timing"]["median_ms"], "ms")
+print("any family:", anyf["run"]["kernel"], anyf["best"]["timing"]["median_ms"], "ms")
 PY
 # By UUID: reads only the database. CUDA_VISIBLE_DEVICES= hides every GPU, so any CUDA use fails.
 CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 17x1000x33 \
@@ -60,9 +60,9 @@ CUDA_VISIBLE_DEVICES= "$occtune" query --db "$db" --device "$uuid" --shape 17x10
 python3 - "$tmp/q2.json" "$uuid" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 2 and doc["kind"] == "query"
-assert doc["key"]["device_uuid"] == sys.argv[2]
-assert doc["key"]["shape"] == "17x1000x33"
+assert doc["schema_version"] == 3 and doc["kind"] == "query"
+assert doc["run"]["device"]["uuid"] == sys.argv[2]
+assert (doc["run"]["m"], doc["run"]["n"], doc["run"]["k"]) == (17, 1000, 33)
 assert doc["best"]["timing"]["median_ms"] > 0 and doc["ratio_to_cublas"] > 0
 print("query json ok")
 PY

@@ -282,7 +282,7 @@ python3 - "$tmp/query.json" "$h100" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["answered_by"] == "same_model", d["answered_by"]
-assert d["key"]["device_uuid"] == sys.argv[2], d["key"]
+assert d["run"]["device"]["uuid"] == sys.argv[2], d["run"]["device"]
 PY
 
 "$occtune" serve --db "$store" --port 0 2>"$tmp/serve.log" &
@@ -304,7 +304,7 @@ assert got == int(status), (url, got, doc)
 if got == 200:
     assert doc["answered_by"] == answered_by, (url, doc["answered_by"], doc["chain"])
     if len(sys.argv) > 6:
-        assert doc["entry"]["key"]["device_uuid"] == sys.argv[6], (url, doc["entry"]["key"])
+        assert doc["entry"]["run"]["device"]["uuid"] == sys.argv[6], (url, doc["entry"]["run"]["device"])
     else:
         assert not doc["measured"], doc
 else:

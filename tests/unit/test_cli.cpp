@@ -185,13 +185,13 @@ TEST(Cli, PlanOfflineOnAProfile) {
   auto j = run_cli("plan --profile t4 --kernel tiled_dynamic --kernel naive --format json");
   ASSERT_EQ(j.code, 0) << j.err;
   auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], 3);
   EXPECT_EQ(doc["kind"], "plan");
   EXPECT_EQ(doc["device"]["compute_capability"], "7.5");
   ASSERT_EQ(doc["plans"].size(), 2u);
   for (auto& c : doc["plans"][0]["candidates"]) {
     for (auto* field : {"threads", "tile", "dynamic_smem", "active_blocks_per_sm", "occupancy",
-                        "limiter", "grid", "waves"})
+                        "limiter", "grid_x", "grid_y", "waves", "family", "label"})
       EXPECT_TRUE(c.contains(field)) << field;
   }
   expect_error(run_cli("plan --profile nope"), 2, "unknown device profile 'nope'");

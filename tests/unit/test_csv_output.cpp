@@ -93,11 +93,11 @@ TEST(Csv, TuneRowsReadBackWithEveryFieldInPlace) {
   };
   for (auto& row : rows) EXPECT_EQ(row.size(), header.size());
   EXPECT_EQ(rows[1][col("params")], variants[0]->label());
-  EXPECT_EQ(rows[1][col("status")], "ok");
+  EXPECT_EQ(rows[1][col("outcome")], "ok");
   EXPECT_EQ(std::stod(rows[1][col("median_ms")].get<std::string>()), 0.1);
   EXPECT_EQ(std::stod(rows[1][col("ratio_to_cublas")].get<std::string>()), 0.5);
   EXPECT_EQ(rows[1][col("winner")], "1");
-  EXPECT_EQ(rows[2][col("status")], "wrong_result");
+  EXPECT_EQ(rows[2][col("outcome")], "wrong_result");
   EXPECT_EQ(rows[2][col("median_ms")], "");  // absent, not 0
   EXPECT_EQ(rows[2][col("rel_error")], "");
   EXPECT_EQ(rows[3][col("kernel")], "cublas");
@@ -175,7 +175,7 @@ TEST(JsonShape, ParamsObjectNullsAndDeviceNames) {
                             " --device GPU-88888888 --shape 256x256x256 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto q = nlohmann::json::parse(r.out);
-  EXPECT_EQ(q.at("schema_version"), 2);
+  EXPECT_EQ(q.at("schema_version"), 3);
   EXPECT_EQ(q.at("best").at("params"), (nlohmann::json{{"tile", 16}}));
   EXPECT_EQ(q.at("config").at("params"), (nlohmann::json{{"tile", 16}}));
   r = testing::run_cli("plan --profile h100 --kernel regblocked --shape 512x512x512 --format json");

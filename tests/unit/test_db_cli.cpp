@@ -53,7 +53,7 @@ TEST(DbDoctor, HealthyDatabaseExitsZeroWithAReport) {
   const auto j = run_cli("db doctor --format json --db " + path.string());
   ASSERT_EQ(j.code, 0) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("schema_version"), 3);
   EXPECT_EQ(doc.at("state"), "healthy");
   EXPECT_EQ(doc.at("contents").at("measurements"), 12);
   EXPECT_EQ(doc.at("file").at("schema"), db::kSchemaVersion);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,8 +13,10 @@
 #include <thread>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/model_json.hpp"
 #include "db/exchange.hpp"
 #include "tests/support/gate_fixtures.hpp"
+#include "tests/support/run_cli.hpp"
 
 namespace occtune::db {
 namespace {
@@ -47,8 +50,15 @@ void fill(Store& store) {
                  {1024, 1024, 1024}, {{32, 0.27}, {16, 0.30}}, rng, noise, 10);
 }
 
-json without_source_ids(json doc) {
-  for (auto& run : doc["runs"]) run.erase("source_id");
+// Row ids of the exporting store mean nothing in another one.
+json without_ids(json doc) {
+  for (auto& run : doc["runs"]) {
+    run.erase("id");
+    for (auto& m : run["measurements"]) {
+      m.erase("id");
+      m.erase("run_id");
+    }
+  }
   return doc;
 }
 
@@ -72,7 +82,7 @@ TEST(Exchange, ExportCarriesEveryRunCandidateAndSample) {
   const auto runs = store.runs();
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const json& run = doc["runs"][i];
-    EXPECT_EQ(run["source_id"], runs[i].id);
+    EXPECT_EQ(run["id"], runs[i].id);
     EXPECT_EQ(run["started_at"], runs[i].started_at);
     EXPECT_EQ(run["device"]["uuid"], runs[i].key.device_uuid);
     EXPECT_EQ(run["device"]["driver_version"], runs[i].key.driver_version);
@@ -83,8 +93,9 @@ TEST(Exchange, ExportCarriesEveryRunCandidateAndSample) {
     for (std::size_t j = 0; j < stored.size(); ++j) {
       const json& m = run["measurements"][j];
       EXPECT_EQ(m["outcome"], std::string(to_string(stored[j].outcome)));
-      EXPECT_EQ(m["params"], stored[j].params);
-      EXPECT_EQ(m["samples"].get<std::vector<double>>(), stored[j].samples_ms);
+      EXPECT_EQ(m["label"], stored[j].params);
+      EXPECT_EQ(m["id"], stored[j].id);
+      EXPECT_EQ(m["samples_ms"].get<std::vector<double>>(), stored[j].samples_ms);
       if (stored[j].rel_error < 0) {
         EXPECT_TRUE(m["rel_error"].is_null());
       } else {
@@ -121,7 +132,7 @@ TEST(Exchange, ImportIsExactAndIdempotent) {
   // Full fidelity: exporting the copy gives the same document, run ids aside.
   json again = json::parse(export_runs(b, {"t", {}}).json);
   json original = json::parse(text);
-  EXPECT_EQ(without_source_ids(again)["runs"], without_source_ids(original)["runs"]);
+  EXPECT_EQ(without_ids(again)["runs"], without_ids(original)["runs"]);
   EXPECT_EQ(again["devices"], original["devices"]);
 
   // The copy answers lookups like the original.
@@ -129,6 +140,122 @@ TEST(Exchange, ImportIsExactAndIdempotent) {
   ASSERT_TRUE(a.best(key) && b.best(key));
   EXPECT_EQ(b.best(key)->best.params, a.best(key)->best.params);
   EXPECT_EQ(b.best(key)->best.samples_ms, a.best(key)->best.samples_ms);
+}
+
+// Every run of a store with all its measurements in the model's encoding, row ids left out: two
+// stores with equal documents hold equal records (the codec lists every member of both types).
+json records_json(Store& store) {
+  json out = json::array();
+  for (auto& run : store.runs())
+    out.push_back(model::to_json(RunRecord{run, store.measurements(run.id)}));
+  return without_ids(json{{"runs", out}})["runs"];
+}
+
+TEST(Exchange, ANewExportImportsIntoAnEqualStore) {
+  TempDir tmp;
+  Store a = tmp.store("a.db");
+  fill(a);
+  Store b = tmp.store("b.db");
+  import_runs(b, export_runs(a, {"t", {}}).json, "a.json");
+  const json left = records_json(a), right = records_json(b);
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_EQ(left, right);
+  // Not vacuous: the records carry what the store keeps beyond the gate's view.
+  EXPECT_FALSE(left[0]["cublas"]["samples_ms"].empty());
+  EXPECT_GT(left[0]["measurements"][0]["flops"].get<double>(), 0.0);
+}
+
+// An export of the previous layout (schema_version 1), written by `occtune export` before the
+// typed codec (tests/unit/data/README.md): import reads it field by field, by its old names.
+TEST(Exchange, TheOldLayoutStillImportsFieldByField) {
+  const std::string text =
+      testing::slurp(std::string(OCCTUNE_SOURCE_DIR) + "/tests/unit/data/export-v1.json");
+  const json old = json::parse(text);
+  ASSERT_EQ(old["schema_version"], 1);
+  TempDir tmp;
+  Store b = tmp.store("b.db");
+  const ImportSummary s = import_runs(b, text, "export-v1.json");
+  EXPECT_EQ(s.runs_added, int(old["runs"].size()));
+  EXPECT_TRUE(s.dropped_fields.empty()) << s.dropped_fields.front();
+  EXPECT_EQ(import_runs(b, text, "export-v1.json").runs_skipped, int(old["runs"].size()));
+
+  std::size_t measurements = 0, failed = 0;
+  for (auto& o : old["runs"]) {
+    const auto runs = b.runs();
+    const auto it = std::find_if(runs.begin(), runs.end(), [&](const StoredRun& r) {
+      return r.key.kernel == o["kernel"] && r.key.shape.m == o["m"] && r.started_at == o["started_at"];
+    });
+    ASSERT_NE(it, runs.end()) << o["kernel"] << " " << o["started_at"];
+    const StoredRun& r = *it;
+    EXPECT_EQ(r.key.device_uuid, o["device"]["uuid"]);
+    EXPECT_EQ(r.key.build_id, o["build_id"]);
+    EXPECT_EQ(r.key.layout, o["layout"]);
+    EXPECT_EQ(to_string(r.status), o["status"]);
+    EXPECT_EQ(r.finished_at, o["finished_at"]);
+    EXPECT_EQ(json::parse(r.policy_json), o["policy"]);
+    EXPECT_EQ(json::parse(r.argv_json), o["argv"]);
+    EXPECT_EQ(r.strategy, o["strategy"]);
+    EXPECT_EQ(r.reference_clock_mhz, o["reference_clock_mhz"]);
+    EXPECT_EQ(r.cublas.count, o["cublas_count"]);
+    EXPECT_EQ(r.cublas.median, o["cublas_median_ms"]);
+    EXPECT_EQ(r.cublas_samples_ms, o["cublas_samples"].get<std::vector<double>>());
+    EXPECT_EQ(r.cublas_sm_clock_mhz, o["cublas_sm_clock_mhz"]);
+    const auto stored = b.measurements(r.id);
+    ASSERT_EQ(stored.size(), o["measurements"].size());
+    for (std::size_t j = 0; j < stored.size(); ++j) {
+      const StoredMeasurement& m = stored[j];
+      const json& v = o["measurements"][j];
+      SCOPED_TRACE(v["variant"].get<std::string>());
+      EXPECT_EQ(m.variant, v["variant"]);
+      EXPECT_EQ(m.params, v["params"]);
+      EXPECT_EQ(m.threads, v["threads"]);
+      EXPECT_EQ(m.tile, v["tile"]);
+      EXPECT_EQ(m.dynamic_smem, v["dynamic_smem"]);
+      EXPECT_EQ(m.grid_x, v["grid_x"]);
+      EXPECT_EQ(m.grid_y, v["grid_y"]);
+      EXPECT_EQ(m.origin, v["origin"]);
+      EXPECT_EQ(m.step, v["step"]);
+      EXPECT_EQ(m.suggested_block, v["suggested_block"]);
+      EXPECT_EQ(m.block_limit, v["block_limit"]);
+      EXPECT_EQ(m.registers, v["registers"]);
+      EXPECT_EQ(m.active_blocks_per_sm, v["active_blocks_per_sm"]);
+      EXPECT_EQ(m.occupancy, v["occupancy"]);
+      EXPECT_EQ(m.limiter, v["limiter"]);
+      EXPECT_EQ(m.waves, v["waves"]);
+      EXPECT_EQ(to_string(m.outcome), v["outcome"]);
+      EXPECT_EQ(m.error, v["error"] == "" ? v["rejection"] : v["error"]);
+      EXPECT_EQ(m.rel_error, v["rel_error"].is_null() ? -1.0 : v["rel_error"].get<double>());
+      EXPECT_EQ(m.summary.count, v["sample_count"]);
+      EXPECT_EQ(m.summary.min, v["min_ms"]);
+      EXPECT_EQ(m.summary.median, v["median_ms"]);
+      EXPECT_EQ(m.summary.mean, v["mean_ms"]);
+      EXPECT_EQ(m.samples_ms, v["samples"].get<std::vector<double>>());
+      EXPECT_EQ(m.flops, v["flops"]);
+      EXPECT_EQ(m.gflops, v["gflops"]);
+      EXPECT_EQ(m.sm_clock_mhz, v["sm_clock_mhz"]);
+      EXPECT_EQ(m.sm_clock_max_mhz, v["sm_clock_max_mhz"]);
+      EXPECT_EQ(m.noise, v["noise"]);
+      EXPECT_EQ(m.median_ci.high, v["ci_high_ms"]);
+      EXPECT_EQ(m.throttled, v["throttled"] == 1);
+      EXPECT_EQ(m.stop_reason, v["stop_reason"]);
+      EXPECT_EQ(m.tie, v["tie"] == 1);
+      EXPECT_EQ(m.winner, v["winner"] == 1);
+      ++measurements;
+      failed += m.outcome != Outcome::kOk;
+    }
+  }
+  EXPECT_GE(measurements, 100u);
+  EXPECT_GE(failed, 4u);  // wrong results, a crash, a timeout and a refusal before launch
+
+  // The gate reads the old file as the store holds it, and the copy's new export imports into
+  // an equal store.
+  const auto records = read_export(text, "export-v1.json");
+  ASSERT_EQ(records.size(), old["runs"].size());
+  EXPECT_EQ(records.front().measurements.front().samples_ms,
+            old["runs"][0]["measurements"][0]["samples"].get<std::vector<double>>());
+  Store c = tmp.store("c.db");
+  import_runs(c, export_runs(b, {"t", {}}).json, "b.json");
+  EXPECT_EQ(records_json(b), records_json(c));
 }
 
 TEST(Exchange, UnfinishedRunIsReplacedByItsFinishedCopy) {

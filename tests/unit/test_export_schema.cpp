@@ -83,7 +83,10 @@ TEST(ExportSchema, RealExportsValidateAndDamagedOnesDoNot) {
       {"an unknown outcome",
        [](json& d) { d["runs"].back()["measurements"][0]["outcome"] = "meh"; }},
       {"a negative sample",
-       [](json& d) { d["runs"].back()["measurements"][0]["samples"][0] = -1.0; }},
+       [](json& d) { d["runs"].back()["measurements"][0]["samples_ms"][0] = -1.0; }},
+      {"a text label of params",
+       [](json& d) { d["runs"].back()["measurements"][0]["params"] = "tile=32"; }},
+      {"an integer winner", [](json& d) { d["runs"].back()["measurements"][0]["winner"] = 1; }},
       {"a bad timestamp", [](json& d) { d["runs"][0]["started_at"] = "yesterday"; }},
       {"an extra device key field", [](json& d) { d["runs"][0]["device"]["colour"] = "green"; }},
   };

@@ -269,7 +269,7 @@ TEST(GateOutput, EveryFormCarriesTheVerdictsAndNumbers) {
   EXPECT_NE(table.str().find("exit 1"), std::string::npos) << table.str();
 
   const json doc = output::gate_json(report);
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], 3);
   EXPECT_EQ(doc["kind"], "compare");
   EXPECT_EQ(doc["exit_code"], 1);
   EXPECT_EQ(doc["counts"]["SLOW"], 1);

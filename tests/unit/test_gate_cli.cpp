@@ -81,7 +81,7 @@ TEST(GateCli, CompareOfExportsFailsOnAnInjectedSlowDown) {
   r = run_cli("compare " + ws.path("base.json") + " " + ws.path("new.json") + " --format json");
   EXPECT_EQ(r.code, 1);
   const json doc = json::parse(r.out);
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], 3);
   EXPECT_EQ(doc["kind"], "compare");
   EXPECT_EQ(doc["exit_code"], 1);
   EXPECT_EQ(doc["counts"]["SLOW"], 1);

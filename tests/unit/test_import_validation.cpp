@@ -60,7 +60,7 @@ class ImportValidation : public ::testing::Test {
   json& m0() { return good_["runs"][0]["measurements"][0]; }
   std::string with_value(const std::string& raw) {
     json doc = good_;
-    doc["runs"][0]["measurements"][0]["median_ms"] = "@@RAW@@";
+    doc["runs"][0]["measurements"][0]["timing"]["median_ms"] = "@@RAW@@";
     std::string text = doc.dump();
     text.replace(text.find("\"@@RAW@@\""), 9, raw);
     return text;
@@ -87,18 +87,22 @@ TEST_F(ImportValidation, AnotherBuildsVariantsImportWhenTheyAreTheFamilysTemplat
   m0()["variant"] = "TiledDynamic<16>; DROP TABLE runs";
   expect_refused(good_.dump(), "runs[0].measurements[0].variant", "DROP");
   good_ = saved;
-  m0()["params"] = "tile=16,evil";
-  expect_refused(good_.dump(), "runs[0].measurements[0].params", "evil");
+  m0()["label"] = "tile=16,evil";
+  expect_refused(good_.dump(), "runs[0].measurements[0].label", "evil");
+  good_ = saved;
+  m0()["params"] = {{"tile", 7}};  // not what the label says
+  expect_refused(good_.dump(), "runs[0].measurements[0].params", "but the label");
   good_ = saved;
   m0()["variant"] = "TiledDynamic<48>";
-  m0()["params"] = "tile=48";
+  m0()["label"] = "tile=48";
+  m0()["params"] = {{"tile", 48}};
   Store store = Store::open(target());
   EXPECT_EQ(import_runs(store, good_.dump(), "other-build.json").runs_added, 1);
 }
 
 TEST_F(ImportValidation, AnOkRowWithAHugeErrorIsALie) {
   m0()["rel_error"] = 1e9;
-  m0()["median_ms"] = 1e-4;
+  m0()["timing"]["median_ms"] = 1e-4;
   expect_refused(good_.dump(), "runs[0].measurements[0].rel_error", "tolerance");
 }
 
@@ -134,8 +138,11 @@ TEST_F(ImportValidation, DatesMustBeRealAndNotInTheFuture) {
 
 TEST_F(ImportValidation, TypesFollowTheSchema) {
   const json saved = good_;
-  m0()["median_ms"] = "0.5";
-  expect_refused(good_.dump(), "runs[0].measurements[0].median_ms", "must be a number");
+  m0()["timing"]["median_ms"] = "0.5";
+  expect_refused(good_.dump(), "runs[0].measurements[0].timing.median_ms", "must be a number");
+  good_ = saved;
+  m0()["winner"] = 1;  // a boolean in this layout
+  expect_refused(good_.dump(), "runs[0].measurements[0].winner", "true or false");
   good_ = saved;
   good_["runs"][0]["m"] = json(std::uint64_t(9223372036854775808ULL));
   expect_refused(good_.dump(), "runs[0].m", "9223372036854775808");
@@ -149,10 +156,9 @@ TEST_F(ImportValidation, OutcomesAgreeWithErrors) {
   json& wrong = good_["runs"][0]["measurements"][2];
   ASSERT_EQ(wrong["outcome"], "wrong_result");
   wrong["error"] = "";
-  wrong["rejection"] = "";
   expect_refused(good_.dump(), "runs[0].measurements[2].error", "needs its reason");
   good_ = saved;
-  good_["runs"][0]["measurements"][2]["winner"] = 1;
+  good_["runs"][0]["measurements"][2]["winner"] = true;
   expect_refused(good_.dump(), "runs[0].measurements[2].winner");
   good_ = saved;
   m0()["error"] = "it crashed";
@@ -161,8 +167,8 @@ TEST_F(ImportValidation, OutcomesAgreeWithErrors) {
 
 TEST_F(ImportValidation, SizesAreBounded) {
   const json saved = good_;
-  m0()["samples"] = json(std::vector<double>(2000000, 0.25));
-  expect_refused(good_.dump(), "runs[0].measurements[0].samples", "2000000 items");
+  m0()["samples_ms"] = json(std::vector<double>(2000000, 0.25));
+  expect_refused(good_.dump(), "runs[0].measurements[0].samples_ms", "2000000 items");
   good_ = saved;
   m0()["error"] = std::string(100000, 'x');
   expect_refused(good_.dump(), "a string", "100000 bytes");
@@ -179,8 +185,8 @@ TEST_F(ImportValidation, DeepNestingIsRefusedBeforeParsing) {
 }
 
 TEST_F(ImportValidation, NumbersNoDoubleHoldsNameTheirPath) {
-  expect_refused(with_value("1e999"), "runs[0].measurements[0].median_ms", "1e999");
-  expect_refused(with_value("-1e999"), "runs[0].measurements[0].median_ms", "too large");
+  expect_refused(with_value("1e999"), "runs[0].measurements[0].timing.median_ms", "1e999");
+  expect_refused(with_value("-1e999"), "runs[0].measurements[0].timing.median_ms", "too large");
 }
 
 // The CLI: exit 2 and the store's bytes unchanged, where 1e999 used to give exit 4 with the
@@ -197,7 +203,7 @@ TEST_F(ImportValidation, TheCliExitsTwoAndTouchesNothing) {
                     std::string(100000, '[') + std::string(100000, ']'));
   m0()["variant"] = "Evil<1337>";
   for (auto& [file, expected] : std::vector<std::pair<std::string, std::string>>{
-           {write("big.json", with_value("1e999")), "runs[0].measurements[0].median_ms"},
+           {write("big.json", with_value("1e999")), "runs[0].measurements[0].timing.median_ms"},
            {write("deep.json", deep_text), "deeper than 32 levels"},
            {write("evil.json", good_.dump()), "runs[0].measurements[0].variant"}}) {
     SCOPED_TRACE(file);

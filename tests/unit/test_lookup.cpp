@@ -296,7 +296,7 @@ TEST_F(Lookup, QueryCliIsExactByDefaultAndExplainsTheChain) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto exact = nlohmann::json::parse(r.out);
   EXPECT_EQ(exact["answered_by"], "exact");
-  EXPECT_EQ(exact["key"]["device_uuid"], kA);  // the document query always printed
+  EXPECT_EQ(exact["run"]["device"]["uuid"], kA);  // the document query always printed
   EXPECT_FALSE(exact.contains("chain"));
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "autotuner/core/error.hpp"
@@ -164,6 +165,200 @@ TEST(Records, StoredFormKeepsTheCandidateAndTheResult) {
   EXPECT_EQ(s.stop_reason, "converged");
   EXPECT_TRUE(s.tie);
   EXPECT_EQ(s.reused_from, 9);
+}
+
+// A measurement with every member away from its default (a distinct value each, so a field
+// decoded into the wrong member shows).
+StoredMeasurement every_measurement_field_set() {
+  StoredMeasurement m;
+  m.id = 41;
+  m.run_id = 7;
+  m.variant = "RegBlocked<64,128,8,8,8>";
+  m.params = "bm=64,bn=128,bk=8,tm=8,tn=8";  // not in alphabetical order
+  m.threads = 128;
+  m.tile = 12;
+  m.dynamic_smem = 49152;
+  m.registers = 96;
+  m.active_blocks_per_sm = 3;
+  m.occupancy = 0.375;
+  m.limiter = "registers";
+  m.origin = "registered";
+  m.step = 4;
+  m.suggested_block = 512;
+  m.block_limit = 256;
+  m.grid_x = 64;
+  m.grid_y = 33;
+  m.waves = 1.75;
+  m.outcome = Outcome::kWrongResult;
+  m.error = "relative Frobenius error 3.1e-01";
+  m.rel_error = 0.31;
+  m.summary = {11, 0.5, 0.6, 0.7, 0.8, 0.9, 0.71};
+  m.samples_ms = {0.5, 0.6, 0.7, 0.8, 0.9};
+  m.flops = 2.5e11;
+  m.gflops = 3571.4;
+  m.sm_clock_mhz = 1980;
+  m.noise = 0.012;
+  m.median_ci = {0.65, 0.75};
+  m.sm_clock_min_mhz = 1755;
+  m.sm_clock_max_mhz = 1985;
+  m.throttled = true;
+  m.throttled_batches = 2;
+  m.stop_reason = "converged";
+  m.search_round = 3;
+  m.tie = true;
+  m.winner = true;
+  m.reused_from = 17;
+  return m;
+}
+
+RunRecord every_run_field_set() {
+  RunRecord r;
+  StoredRun& run = r.run;
+  run.id = 7;
+  run.key = CacheKey::make(every_device_field_set(), "regblocked", "0123456789abcdef",
+                           {3001, 1000, 4097}, "f32", "tn");
+  run.status = RunStatus::kInterrupted;
+  run.started_at = "2026-11-24T09:59:34.773Z";
+  run.finished_at = "2026-11-24T10:00:01.002Z";
+  run.tool_version = "0.1.0";
+  run.argv_json = R"(["occtune","tune","--shape","3001x1000x4097"])";
+  run.policy_json = model::to_json(TimingPolicy{}).dump();
+  run.strategy = "halving";
+  run.reference_clock_mhz = 1980;
+  run.cublas = {4, 0.4, 0.41, 0.42, 0.43, 0.44, 0.42};
+  run.cublas_samples_ms = {0.4, 0.41, 0.43, 0.44};
+  run.cublas_sm_clock_mhz = 1970;
+  r.measurements = {every_measurement_field_set(), every_measurement_field_set()};
+  r.measurements[1].id = 42;
+  r.measurements[1].outcome = Outcome::kOk;
+  r.measurements[1].error.clear();
+  r.measurements[1].rel_error = -1;  // not checked: null
+  r.measurements[1].tile = 0;        // no square tile: null
+  r.measurements[1].reused_from = 0;
+  return r;
+}
+
+TEST(ModelJson, MeasurementAndRunRoundTripEveryField) {
+  const RunRecord r = every_run_field_set();
+  const json j = json::parse(model::to_json(r).dump());  // through text
+  const RunRecord back = model::run_record_from_json(j, Missing::kRequired);
+  EXPECT_EQ(model::to_json(back), model::to_json(r));
+  // Spot checks that the round trip is not the codec agreeing with itself about nothing.
+  EXPECT_EQ(back.run.key.layout, "tn");
+  EXPECT_EQ(back.run.key.shape, (Shape{3001, 1000, 4097}));
+  EXPECT_EQ(back.run.status, RunStatus::kInterrupted);
+  EXPECT_EQ(back.run.cublas_samples_ms, r.run.cublas_samples_ms);
+  EXPECT_EQ(back.run.argv_json, r.run.argv_json);
+  const StoredMeasurement& m = back.measurements[0];
+  EXPECT_EQ(m.params, "bm=64,bn=128,bk=8,tm=8,tn=8");
+  EXPECT_EQ(m.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(m.median_ci.high, 0.75);
+  EXPECT_EQ(m.block_limit, 256);
+  EXPECT_EQ(m.reused_from, 17);
+  EXPECT_EQ(back.measurements[1].rel_error, -1);
+  EXPECT_EQ(back.measurements[1].tile, 0);
+
+  // The field names readers see, in one place.
+  const json& mj = j["measurements"][0];
+  EXPECT_EQ(mj["family"], "regblocked");
+  EXPECT_EQ(mj["label"], "bm=64,bn=128,bk=8,tm=8,tn=8");
+  EXPECT_EQ(mj["params"], (json{{"bm", 64}, {"bn", 128}, {"bk", 8}, {"tm", 8}, {"tn", 8}}));
+  EXPECT_EQ(mj["outcome"], "wrong_result");
+  EXPECT_EQ(mj["timing"]["median_ms"], 0.7);
+  EXPECT_EQ(mj["timing"]["ci_high_ms"], 0.75);
+  EXPECT_EQ(mj["samples_ms"].size(), 5u);
+  EXPECT_EQ(mj["grid_x"], 64);
+  EXPECT_FALSE(mj.contains("grid"));
+  EXPECT_FALSE(mj.contains("status"));
+  EXPECT_TRUE(j["measurements"][1]["rel_error"].is_null());
+  EXPECT_TRUE(j["measurements"][1]["tile"].is_null());
+  EXPECT_TRUE(j["measurements"][1]["reused_from"].is_null());
+  EXPECT_EQ(j["device"]["uuid"], r.run.key.device_uuid);
+  EXPECT_EQ(j["device"]["compute_capability"], "9.0");
+  EXPECT_EQ(j["cublas"]["timing"]["count"], 4);
+  EXPECT_EQ(j["policy"]["min_time_s"], TimingPolicy{}.min_time_s);
+  // Every member has a field: a measurement has 37 at its top level and 10 in its timing.
+  EXPECT_EQ(mj.size(), 37u);
+  EXPECT_EQ(mj["timing"].size(), 10u);
+  std::set<std::string> unknown;
+  model::unknown_fields(j, unknown);
+  EXPECT_TRUE(unknown.empty()) << *unknown.begin();
+}
+
+TEST(ModelJson, AMeasurementsNaNAndInfinitiesTravelAsText) {
+  StoredMeasurement m = every_measurement_field_set();
+  m.rel_error = std::numeric_limits<double>::quiet_NaN();  // a poisoned output
+  m.gflops = std::numeric_limits<double>::infinity();
+  m.waves = -std::numeric_limits<double>::infinity();
+  const json j = json::parse(model::to_json(m, "naive").dump());
+  EXPECT_EQ(j["rel_error"], "nan");
+  EXPECT_EQ(j["gflops"], "inf");
+  const StoredMeasurement back = model::measurement_from_json(j, Missing::kRequired);
+  EXPECT_TRUE(std::isnan(back.rel_error));
+  EXPECT_TRUE(std::isinf(back.gflops) && back.gflops > 0);
+  EXPECT_TRUE(std::isinf(back.waves) && back.waves < 0);
+}
+
+TEST(ModelJson, AMeasurementsOrRunsMissingOrUnusableFieldIsNamed) {
+  const json good = model::to_json(every_run_field_set());
+  auto refused = [](const json& j, const std::string& name) {
+    try {
+      model::run_record_from_json(j, Missing::kRequired);
+      ADD_FAILURE() << name << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  json j = good;
+  j["measurements"][1]["timing"].erase("median_ms");
+  refused(j, "measurements[1]: the field 'timing.median_ms' is missing");
+  j = good;
+  j["measurements"][0]["outcome"] = "exploded";
+  refused(j, "'outcome' has an unusable value \"exploded\"");
+  j = good;
+  j["measurements"][0]["samples_ms"] = {0.5, "fast"};
+  refused(j, "'samples_ms'");
+  j = good;
+  j["device"].erase("sm_count");
+  refused(j, "'device.sm_count' is missing");
+  j = good;
+  j["status"] = "done";
+  refused(j, "'status' has an unusable value");
+  j = good;
+  j["cublas"]["timing"]["count"] = 2.5;  // never cast
+  refused(j, "'cublas.timing.count'");
+  j = good;
+  j.erase("policy");
+  refused(j, "'policy'");
+  j = good;
+  j["measurements"][0]["tile"] = nullptr;  // null is "absent" for a tile: allowed
+  EXPECT_EQ(model::run_record_from_json(j, Missing::kRequired).measurements[0].tile, 0);
+  j["measurements"][0]["threads"] = nullptr;  // but not for threads
+  refused(j, "'threads' is missing");
+}
+
+TEST(ModelJson, AMeasurementMissingFieldsKeepsItsDefaultsWhenAsked) {
+  const StoredMeasurement m = model::measurement_from_json(
+      json{{"variant", "Naive"}, {"threads", 256}, {"outcome", "crashed"}, {"winner", "yes"}},
+      Missing::kDefault);
+  EXPECT_EQ(m.variant, "Naive");
+  EXPECT_EQ(m.threads, 256);
+  EXPECT_EQ(m.outcome, Outcome::kCrashed);
+  EXPECT_FALSE(m.winner);
+  EXPECT_EQ(m.rel_error, -1);
+  EXPECT_EQ(m.summary.count, 0u);
+}
+
+TEST(ModelJson, UnknownFieldsAreNamedWithWhereTheyAre) {
+  json j = model::to_json(every_run_field_set());
+  j["colour"] = "green";
+  j["device"]["fan"] = 3;
+  j["measurements"][1]["mood"] = "ok";
+  j["measurements"][0]["timing"]["p99_ms"] = 1.0;
+  std::set<std::string> unknown;
+  model::unknown_fields(j, unknown);
+  EXPECT_EQ(unknown, (std::set<std::string>{"measurements.mood", "measurements.timing.p99_ms",
+                                            "runs.colour", "runs.device.fan"}));
 }
 
 }  // namespace
