@@ -27,7 +27,7 @@ run, wall = sys.argv[2], float(sys.argv[4]) - float(sys.argv[3])
 for shape in doc["shapes"]:
     for k in shape["kernels"]:
         n = len(k["candidates"])
-        ok = sum(c["status"] == "ok" for c in k["candidates"])
+        ok = sum(c["outcome"] == "ok" for c in k["candidates"])
         w = k["winner"]
         best = k["candidates"][w] if w >= 0 else None
         print(f"{run}: {k['kernel']} at {shape['shape']}: {n} configurations ({ok} ok), "

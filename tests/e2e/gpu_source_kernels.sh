@@ -34,7 +34,7 @@ doc = json.load(open(sys.argv[1]))
 k = doc["shapes"][0]["kernels"][0]
 by_status = {}
 for c in k["candidates"]:
-    by_status.setdefault(c["status"], []).append(c)
+    by_status.setdefault(c["outcome"], []).append(c)
 failed = by_status.get("compile_failed", [])
 assert len(failed) == 1, f"compile_failed: {len(failed)}, not 1: {by_status.keys()}"
 p = failed[0]["params"]
@@ -42,7 +42,7 @@ assert (p["UNROLL"], p["PAD"]) == (2, 1), f"the wrong configuration failed: {p}"
 assert "error" in failed[0]["error"], f"no compiler log kept: {failed[0]['error']!r}"
 assert len(by_status.get("ok", [])) == 3, f"ok: {len(by_status.get('ok', []))}, not 3"
 w = k["winner"]
-assert w >= 0 and k["candidates"][w]["status"] == "ok", "no ok winner"
+assert w >= 0 and k["candidates"][w]["outcome"] == "ok", "no ok winner"
 assert k["compile_s"] > 0, "no compile time reported"
 print("gpu_source_kernels: compile_failed recorded, 3 measured, winner",
       k["candidates"][w]["variant"], "compile", k["compile_s"], "s, measure", k["wall_s"], "s")
