@@ -4,9 +4,9 @@
 # cache the cold run filled), each into a fresh store so both measure the same candidates. Prints
 # per run the process's wall time, the compile time and the measuring time tune reported, and
 # the share of wall time spent compiling (the issue asks under 10% warm).
-# Usage: scripts/source-kernel-timing.sh [OCCTUNE [PROBLEM]]   (default build/occtune nx=4096,ny=4096)
+# Usage: scripts/source-kernel-timing.sh [OCCTUNE [PROBLEM]]   (default build/autotuner/occtune nx=4096,ny=4096)
 set -eu
-occtune=${1:-build/occtune}
+occtune=${1:-build/autotuner/occtune}
 problem=${2:-nx=4096,ny=4096}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
