@@ -7,6 +7,7 @@
 #include "autotuner/cli/shared_options.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/source/kernel_cache.hpp"
+#include "autotuner/source/source_job.hpp"
 
 namespace occtune::cli {
 
@@ -25,6 +26,8 @@ std::vector<std::string> use_job_source_kernels(const std::string& config_flag,
   std::error_code ec;
   // A missing file is load_job_config's to report, with its own message.
   if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return {};
+  // A GEMM job (no [[kernel]] tables) goes to parse_job_config alone, with its own messages.
+  if (!source::declares_source_kernels(path)) return {};
   const auto names = cuda::register_source_job(path, source_family_options());
   if (names.empty()) return names;
   if (kernels.empty()) kernels = names;

@@ -542,4 +542,16 @@ SourceJob load_source_job(const fs::path& path) {
   return parse_source_job(text.str(), path.string(), fs::absolute(path).parent_path());
 }
 
+bool declares_source_kernels(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return toml::parse(text.str(), path.string()).contains("kernel");
+  } catch (const toml::parse_error&) {
+    return false;
+  }
+}
+
 }  // namespace occtune::source

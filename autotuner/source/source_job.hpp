@@ -87,6 +87,9 @@ SourceJob parse_source_job(std::string_view toml_text, const std::string& origin
                            const std::filesystem::path& base_dir);
 // Throws Error(kUsage) when the file cannot be read.
 SourceJob load_source_job(const std::filesystem::path& path);
+// Whether the file is a TOML job with [[kernel]] tables. A GEMM job (no `kernel` key), an
+// unreadable file or malformed TOML answer false: those are parse_job_config's to report.
+bool declares_source_kernels(const std::filesystem::path& path);
 
 // Names the expression language reserves for the launch geometry.
 inline constexpr std::string_view kReservedNames[] = {"threads", "block_x", "block_y", "block_z"};

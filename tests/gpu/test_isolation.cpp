@@ -60,7 +60,7 @@ TEST(GpuIsolation, PlantedFaultsAreContainedAndTheRunCompletes) {
   const auto& kernels = doc["shapes"][0]["kernels"];
   ASSERT_EQ(kernels.size(), 2u);
   std::map<std::string, std::string> json_status;
-  for (auto& c : kernels[0]["candidates"]) json_status[c["variant"]] = c["status"];
+  for (auto& c : kernels[0]["candidates"]) json_status[c["variant"]] = c["outcome"];
   const std::map<std::string, std::string> expected = {
       {"PlantedFault<0>", "ok"},
       {"PlantedFault<1>", "wrong_result"},
@@ -76,7 +76,7 @@ TEST(GpuIsolation, PlantedFaultsAreContainedAndTheRunCompletes) {
   EXPECT_EQ(kernels[0]["candidates"][winner]["variant"], "PlantedFault<0>");
   // tiled_dynamic ran after every fault, on a replacement worker, and found a correct winner.
   ASSERT_GE(kernels[1]["winner"].get<int>(), 0);
-  for (auto& c : kernels[1]["candidates"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+  for (auto& c : kernels[1]["candidates"]) EXPECT_EQ(c["outcome"], "ok") << c.dump();
 
   std::string status;
   const auto rows = stored(db, "planted_faults", &status);
