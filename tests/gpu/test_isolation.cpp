@@ -48,6 +48,29 @@ std::map<std::string, std::pair<std::string, std::string>> stored(const fs::path
   return out;
 }
 
+const std::map<std::string, std::string> kExpected = {
+    {"PlantedFault<0>", "ok"},           {"PlantedFault<1>", "wrong_result"},
+    {"PlantedFault<2>", "exceeds_limits"}, {"PlantedFault<3>", "invalid_config"},
+    {"PlantedFault<4>", "crashed"},      {"PlantedFault<5>", "crashed"},
+    {"PlantedFault<6>", "timeout"},
+};
+
+// The tune's JSON: every fault under its outcome, a good winner in both families.
+void check_tune_document(const nlohmann::json& doc) {
+  EXPECT_NE(doc["backend"].get<std::string>().find("isolated"), std::string::npos);
+  const auto& kernels = doc["shapes"][0]["kernels"];
+  ASSERT_EQ(kernels.size(), 2u);
+  std::map<std::string, std::string> json_status;
+  for (auto& c : kernels[0]["candidates"]) json_status[c["variant"]] = c["outcome"];
+  EXPECT_EQ(json_status, kExpected);
+  const int winner = kernels[0]["winner"];
+  ASSERT_GE(winner, 0);
+  EXPECT_EQ(kernels[0]["candidates"][winner]["variant"], "PlantedFault<0>");
+  // tiled_dynamic ran after every fault, on a replacement worker, and found a correct winner.
+  ASSERT_GE(kernels[1]["winner"].get<int>(), 0);
+  for (auto& c : kernels[1]["candidates"]) EXPECT_EQ(c["outcome"], "ok") << c.dump();
+}
+
 TEST(GpuIsolation, PlantedFaultsAreContainedAndTheRunCompletes) {
   OCCTUNE_REQUIRE_GPU();
   TempDir tmp;
@@ -55,35 +78,18 @@ TEST(GpuIsolation, PlantedFaultsAreContainedAndTheRunCompletes) {
   const auto r =
       run_cli(std::string(kJob) + " --candidate-timeout 2 --format json --db " + db.string(), kEnv);
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto doc = nlohmann::json::parse(r.out);
-  EXPECT_NE(doc["backend"].get<std::string>().find("isolated"), std::string::npos);
-  const auto& kernels = doc["shapes"][0]["kernels"];
-  ASSERT_EQ(kernels.size(), 2u);
-  std::map<std::string, std::string> json_status;
-  for (auto& c : kernels[0]["candidates"]) json_status[c["variant"]] = c["outcome"];
-  const std::map<std::string, std::string> expected = {
-      {"PlantedFault<0>", "ok"},
-      {"PlantedFault<1>", "wrong_result"},
-      {"PlantedFault<2>", "exceeds_limits"},
-      {"PlantedFault<3>", "invalid_config"},
-      {"PlantedFault<4>", "crashed"},
-      {"PlantedFault<5>", "crashed"},
-      {"PlantedFault<6>", "timeout"},
-  };
-  EXPECT_EQ(json_status, expected) << r.err;
-  const int winner = kernels[0]["winner"];
-  ASSERT_GE(winner, 0);
-  EXPECT_EQ(kernels[0]["candidates"][winner]["variant"], "PlantedFault<0>");
-  // tiled_dynamic ran after every fault, on a replacement worker, and found a correct winner.
-  ASSERT_GE(kernels[1]["winner"].get<int>(), 0);
-  for (auto& c : kernels[1]["candidates"]) EXPECT_EQ(c["outcome"], "ok") << c.dump();
-
+  // A document without the expected fields fails with the document in the message.
+  try {
+    check_tune_document(nlohmann::json::parse(r.out));
+  } catch (const nlohmann::json::exception& e) {
+    FAIL() << e.what() << "\nstdout:\n" << r.out.substr(0, 6000) << "\nstderr:\n" << r.err;
+  }
   std::string status;
   const auto rows = stored(db, "planted_faults", &status);
   EXPECT_EQ(status, "complete");
   std::map<std::string, std::string> db_status;
   for (auto& [variant, row] : rows) db_status[variant] = row.first;
-  EXPECT_EQ(db_status, expected);
+  EXPECT_EQ(db_status, kExpected);
   // The CUDA error of each crash is recorded; the timeout says how long it waited.
   EXPECT_NE(rows.at("PlantedFault<4>").second.find("IllegalAddress"), std::string::npos)
       << rows.at("PlantedFault<4>").second;
