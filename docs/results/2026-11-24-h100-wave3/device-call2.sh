@@ -5,7 +5,7 @@
 # NVRTC compile cost per configuration of the 148-configuration example (no cache), and the
 # sanitizer over every family (stream-K included).
 set -u
-[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }
+[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }  # reuses a build left by an earlier call (see device-call8.sh)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$OUT
 echo "commit $(cat carry/commit)" > "$R/steps.txt"

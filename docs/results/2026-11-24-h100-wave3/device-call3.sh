@@ -2,7 +2,7 @@
 # Device call 3 (H100), wave 3: the planted-fault tune's JSON as GpuIsolation reads it (call 2's
 # one failure), then issue #18's suite (scripts/bench-suite.sh) with the stream-K family racing.
 set -u
-[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }
+[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }  # reuses a build left by an earlier call (see device-call8.sh)
 echo "commit $(cat carry/commit)"
 OCCTUNE_TEST_KERNELS=1 timeout 60 build/autotuner/occtune tune --kernel planted_faults \
   --kernel tiled_dynamic --shape 256x256x256 --samples 5 --quiet --candidate-timeout 2 \

@@ -3,7 +3,7 @@
 # exception catching, its store's rows), issue #18's suite a second time, and the main job
 # (`occtune tune`, nine families) timed.
 set -u
-[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }
+[ -x build/autotuner/occtune ] || { tar -xJf carry/build.tar.xz -C /tmp && rm -rf build && mv /tmp/pack build; }  # reuses a build left by an earlier call (see device-call8.sh)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 echo "commit $(cat carry/commit)"
 which gdb
