@@ -117,6 +117,20 @@ CacheKey read_key(Row& row) {
   return key;
 }
 
+// A timing summary's seven columns (count, min, q1, median, q3, max, mean), in the order both
+// the runs' cuBLAS columns and the measurements' columns keep them.
+static Summary read_summary(Row& row) {
+  Summary s;
+  s.count = static_cast<std::size_t>(row.next_int64());
+  s.min = row.next_double();
+  s.q1 = row.next_double();
+  s.median = row.next_double();
+  s.q3 = row.next_double();
+  s.max = row.next_double();
+  s.mean = row.next_double();
+  return s;
+}
+
 StoredRun read_run(SQLite::Statement& statement) {
   Row row(statement);
   StoredRun run;
@@ -128,13 +142,7 @@ StoredRun read_run(SQLite::Statement& statement) {
   run.tool_version = row.next_string();
   run.argv_json = row.next_string();
   run.policy_json = row.next_string();
-  run.cublas.count = static_cast<std::size_t>(row.next_int64());
-  run.cublas.min = row.next_double();
-  run.cublas.q1 = row.next_double();
-  run.cublas.median = row.next_double();
-  run.cublas.q3 = row.next_double();
-  run.cublas.max = row.next_double();
-  run.cublas.mean = row.next_double();
+  run.cublas = read_summary(row);
   run.strategy = row.next_string();
   run.reference_clock_mhz = row.next_int();
   run.cublas_samples_ms = codec::samples_from_json(row.next_string());
@@ -169,13 +177,7 @@ StoredMeasurement read_measurement(SQLite::Statement& statement) {
   const bool unchecked = row.next_is_null();
   const double rel_error = row.next_double();
   m.rel_error = unchecked ? -1.0 : rel_error;
-  m.summary.count = static_cast<std::size_t>(row.next_int64());
-  m.summary.min = row.next_double();
-  m.summary.q1 = row.next_double();
-  m.summary.median = row.next_double();
-  m.summary.q3 = row.next_double();
-  m.summary.max = row.next_double();
-  m.summary.mean = row.next_double();
+  m.summary = read_summary(row);
   m.samples_ms = codec::samples_from_json(row.next_string());
   m.gflops = row.next_double();
   m.sm_clock_mhz = row.next_int();
