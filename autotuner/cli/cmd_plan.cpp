@@ -1,6 +1,7 @@
 // occtune plan: the candidate set the occupancy method generates, for a real device (runtime
 // Occupancy API) or offline for a device profile (cuda_occupancy.h, no GPU needed).
-#include <fmt/format.h>
+
+#include <spdlog/spdlog.h>
 
 #include <iostream>
 #include <memory>
@@ -46,27 +47,23 @@ int run_plan(const PlanOptions& o) {
   if (device_selector.empty() && o.profile.empty())
     fail(ExitCode::kUsage, "plan needs exactly one of --device N (a GPU) or --profile NAME|FILE "
                            "(offline, e.g. --profile h100)");
+  DeviceInfo device;
+  if (!o.profile.empty()) device = load_device_profile(o.profile);
   std::vector<std::string> kernel_names = o.kernels;
   std::vector<std::string> problems = o.problems;
-  use_job_source_kernels(o.config, kernel_names, problems, o.shapes);
+  // Offline, a job's source kernels compile for the profile's architecture (no GPU needed) and
+  // the twin takes their registers from that code; on a GPU they compile for it.
+  use_job_source_kernels(o.config, kernel_names, problems, o.shapes,
+                         o.profile.empty() ? std::string() : device.arch());
   for (auto& k : kernel_names) validate_kernel_name(k);
-  for (auto& k : kernel_names)
-    if (!o.profile.empty() && cuda::source_job_problem(k))
-      fail(ExitCode::kUsage,
-           fmt::format("plan --profile does not plan the source kernel '{}' (its registers come "
-                       "from compiling it); use `occtune compile --job {} --profile {}`, or plan "
-                       "on a GPU with --device",
-                       k, resolve_config(o.config), o.profile));
   const auto shape_flags = user_problem_shapes(kernel_names, problems, o.shapes);
   if (kernel_names.empty()) kernel_names.push_back("tiled_dynamic");
   std::vector<Shape> shapes;
   for (auto& s : shape_flags) shapes.push_back(parse_shape(s));
   if (shapes.empty()) shapes.push_back(Shape{4096, 4096, 4096});
 
-  DeviceInfo device;
   std::unique_ptr<OccupancyOracle> oracle;
   if (!o.profile.empty()) {
-    device = load_device_profile(o.profile);
     oracle = std::make_unique<OfflineOccupancy>(device);
   } else {
     device = cuda::select_device(device_selector);
@@ -79,6 +76,9 @@ int run_plan(const PlanOptions& o) {
   for (auto& shape : shapes) {
     for (auto& name : kernel_names) {
       Plan plan = plan_family(*kernels::find_family(name), device, shape, *oracle, o.min_tile);
+      // A source kernel's plan compiled it: stderr says what that took, as tune's does.
+      if (plan.compile_seconds > 0)
+        for (const auto& note : plan.notes) spdlog::info("compiled {}", note);
       if (format == Format::kJson) {
         auto j = output::to_json(plan);
         j["shape"] = shape.str();

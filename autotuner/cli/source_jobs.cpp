@@ -11,8 +11,9 @@
 
 namespace occtune::cli {
 
-cuda::SourceFamilyOptions source_family_options() {
+cuda::SourceFamilyOptions source_family_options(const std::string& arch) {
   cuda::SourceFamilyOptions o;
+  o.arch = arch;
   o.cache_dir =
       resolve("", "OCCTUNE_KERNEL_CACHE", "", source::KernelCache::default_dir().string());
   return o;
@@ -21,14 +22,15 @@ cuda::SourceFamilyOptions source_family_options() {
 std::vector<std::string> use_job_source_kernels(const std::string& config_flag,
                                                 std::vector<std::string>& kernels,
                                                 std::vector<std::string>& problems,
-                                                const std::vector<std::string>& shapes) {
+                                                const std::vector<std::string>& shapes,
+                                                const std::string& arch) {
   const std::string path = resolve_config(config_flag);
   std::error_code ec;
   // A missing file is load_job_config's to report, with its own message.
   if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return {};
   // A GEMM job (no [[kernel]] tables) goes to parse_job_config alone, with its own messages.
   if (!source::declares_source_kernels(path)) return {};
-  const auto names = cuda::register_source_job(path, source_family_options());
+  const auto names = cuda::register_source_job(path, source_family_options(arch));
   if (names.empty()) return names;
   if (kernels.empty()) kernels = names;
   if (problems.empty() && shapes.empty())

@@ -80,7 +80,8 @@ std::string limiter_name(const cudaOccResult& r) {
 // The build-time resources of a kernel on this device's architecture (or the nearest compiled).
 kernels::ResourceLookup lookup_resources(const std::string& symbol, const DeviceInfo& d) {
   if (const auto declared = user_resources(symbol)) {
-    // A user kernel is not in the manifest: its registration declares what ptxas reported.
+    // A user kernel is not in the manifest: its registration declares what ptxas reported, or
+    // (a source kernel) its compiled code says.
     if (declared->registers <= 0)
       fail(ExitCode::kUsage,
            fmt::format("{} declares no register count, so it cannot be planned without a GPU; "
@@ -91,7 +92,7 @@ kernels::ResourceLookup lookup_resources(const std::string& symbol, const Device
     held = {};
     held.registers = declared->registers;
     held.static_smem = declared->static_smem;
-    held.barriers = 1;
+    held.barriers = declared->barriers;
     held.arch = d.compute_capability();
     return {&held, true};
   }

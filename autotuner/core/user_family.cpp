@@ -481,12 +481,17 @@ std::optional<UserKernel> user_kernel(std::string_view symbol) {
   return UserKernel{mutable_config.function, &f->def.cuda};
 }
 
-std::optional<DeclaredResources> user_resources(std::string_view symbol) {
+std::optional<ConfigResources> user_resources(std::string_view symbol) {
   int config = 0;
   const UserFamily* f = family_of_symbol(symbol, &config);
   if (!f) return std::nullopt;
+  // A family compiled at tuning time has compiled (planning asks its hook first), for the
+  // architecture it was made for; a hook that reports no resources leaves the declared ones.
+  if (f->compile)
+    if (const CompileSummary& s = f->compile(); std::size_t(config) < s.resources.size())
+      return s.resources[std::size_t(config)];
   const KernelConfig& k = f->def.configs[std::size_t(config)];
-  return DeclaredResources{k.registers, k.static_smem};
+  return ConfigResources{k.registers, k.static_smem, 1};
 }
 
 Grid user_grid(const UserFamily& family, const UserVariant& variant, const Dims& problem) {

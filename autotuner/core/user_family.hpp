@@ -27,11 +27,22 @@ struct UserVariant {
   Block block;
 };
 
+// A configuration's registers, static shared memory and named barriers, as the occupancy
+// arithmetic takes them.
+struct ConfigResources {
+  int registers = 0;
+  int static_smem = 0;  // bytes
+  int barriers = 1;
+};
+
 // What compiling a family's configurations at tuning time gave (source kernels, issue #14):
 // per configuration, empty when it compiled, else `compile_failed`'s text (the compiler log's
 // first lines). Asked in the process that runs the GPU work, before its first measurement.
 struct CompileSummary {
   std::vector<std::string> errors;  // parallel to KernelFamily::configs
+  // Parallel to errors: the compiled code's resources (registers 0 where it failed), which
+  // offline planning uses in place of declared ones (user_resources).
+  std::vector<ConfigResources> resources;
   std::string arch;                 // "sm_90"
   double wall_seconds = 0;          // the whole space, in parallel, reference included
   int nvrtc_runs = 0;               // programs NVRTC compiled (reference included)
@@ -100,13 +111,11 @@ struct UserKernel {
   const CudaHooks* cuda = nullptr;
 };
 std::optional<UserKernel> user_kernel(std::string_view symbol);
-// The registers and static shared memory a configuration declared (offline planning); nullopt
-// when the symbol is no user kernel's. {0, 0}: not declared.
-struct DeclaredResources {
-  int registers = 0;
-  int static_smem = 0;
-};
-std::optional<DeclaredResources> user_resources(std::string_view symbol);
+// The resources offline planning uses for a configuration: those its compiled code has for a
+// family compiled at tuning time (its compile hook is asked), else those it declared
+// (KernelConfig::registers, static_smem); nullopt when the symbol is no user kernel's.
+// registers 0: not declared.
+std::optional<ConfigResources> user_resources(std::string_view symbol);
 
 // The grid of a variant for a problem, as the family computes it; throws Error(kUsage) naming
 // the family, the configuration and the problem when a side is below 1 or above the limit.

@@ -186,7 +186,9 @@ struct State {
     return source::KernelCache(*options.cache_dir);
   }
 
-  // One program through the cache, for the current device; an error names what failed.
+  std::string arch() const { return options.arch.empty() ? current_arch(kernel) : options.arch; }
+
+  // One program through the cache, for arch(); an error names what failed.
   source::CompiledProgram compile_alone(const source::CompileRequest& request,
                                         const std::string& what) {
     source::SourceCompiler compiler(cache());
@@ -201,7 +203,7 @@ struct State {
   const CompileSummary& compile() {
     std::lock_guard lock(mutex);
     if (compiled) return summary;
-    const std::string arch = current_arch(kernel);
+    const std::string arch = this->arch();
     source::SourceCompiler compiler(cache());
     source::SpaceCompile space =
         source::compile_space(kernel, configs, arch, compiler, options.compile_threads, nullptr);
@@ -220,6 +222,12 @@ struct State {
       s.errors.push_back(ok                           ? ""
                          : c.program.log_head.empty() ? std::string("NVRTC failed without a log")
                                                       : c.program.log_head);
+      ConfigResources r;
+      if (ok) {
+        const source::KernelResources& k = c.program.kernels.front();
+        r = {k.registers, k.static_smem, k.barriers};
+      }
+      s.resources.push_back(r);
       if (ok && !programs[i]) programs[i] = std::move(c.program);
     }
     if (space.reference) {
@@ -240,7 +248,7 @@ struct State {
     if (!programs[config])
       programs[config] =
           compile_alone(source::configuration_request(kernel, source::read_source(kernel),
-                                                      configs[config], current_arch(kernel)),
+                                                      configs[config], arch()),
                         what);
     if (!loaded[config]) loaded[config] = load(kernel, *programs[config], what);
     return reinterpret_cast<const void*>(loaded[config]->kernel);
@@ -251,7 +259,7 @@ struct State {
     const std::string what = "the reference kernel " + kernel.reference.kernel;
     if (!reference)
       reference = compile_alone(
-          source::reference_request(kernel, source::read_source(kernel), current_arch(kernel)),
+          source::reference_request(kernel, source::read_source(kernel), arch()),
           what);
     if (!reference_loaded) reference_loaded = load(kernel, *reference, what);
     return reinterpret_cast<const void*>(reference_loaded->kernel);

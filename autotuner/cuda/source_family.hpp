@@ -19,6 +19,10 @@ namespace occtune::cuda {
 struct SourceFamilyOptions {
   std::optional<std::filesystem::path> cache_dir;  // nullopt: compile every time, store nothing
   int compile_threads = 0;                         // 0: one per CPU core
+  // The architecture to compile for ("sm_90"); empty: the current CUDA device's. Set, compiling
+  // needs no GPU (plan --profile plans offline with the compiled code's registers); launching
+  // then needs a device of that architecture.
+  std::string arch;
 };
 
 // The family's version, and with it the store's build id ("user:src-<32 hex>"): XXH3-128 of the

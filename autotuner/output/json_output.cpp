@@ -45,7 +45,7 @@ json to_json(const Plan& plan) {
   json candidates = json::array();
   for (auto& c : plan.candidates) candidates.push_back(to_json(c));
   return {{"kernel", plan.family}, {"oracle", plan.oracle}, {"candidates", candidates},
-          {"notes", plan.notes}};
+          {"notes", plan.notes}, {"compile_s", plan.compile_seconds}};
 }
 
 json to_json(const db::BestEntry& b) {

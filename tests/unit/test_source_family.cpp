@@ -2,7 +2,8 @@
 // example's 148 configurations become fixed-block variants whose shared memory, grid and
 // buffers follow the job's expressions at any problem; the family's version (the store's build
 // id) changes with a source byte, an included file, an option, a launch expression, never with
-// nothing; what cannot be tuned is refused naming the fix; a job file registers its kernels.
+// nothing; what cannot be tuned is refused naming the fix; a job file registers its kernels;
+// planned offline, its registers are those of its code compiled for the profile's architecture.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include "autotuner/core/user_plan.hpp"
 #include "autotuner/cuda/source_family.hpp"
 #include "autotuner/source/configurations.hpp"
+#include "autotuner/source/kernel_cache.hpp"
+#include "autotuner/source/space_compile.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace occtune::cuda {
@@ -256,7 +259,9 @@ TEST(SourceFamily, APlanHasOneCandidatePerConfigurationAndCarriesCompileFailures
   const DeviceInfo h100 = load_device_profile("h100");
   OfflineOccupancy oracle(h100);
   const Plan plan = plan_user_family(*uf, h100, Shape{100000, 1, 1}, oracle);
-  EXPECT_EQ(compiled, 1);
+  // The plan's call, then the offline lookup's for the compiled candidate (user_resources asks
+  // the hook; this summary has no resources, so the declared registers are used).
+  EXPECT_EQ(compiled, 2);
   EXPECT_GE(plan.compile_seconds, 0.03);
   ASSERT_EQ(plan.candidates.size(), 2u);
   const Candidate& ok = plan.candidates[0];
@@ -277,11 +282,97 @@ TEST(SourceFamily, APlanHasOneCandidatePerConfigurationAndCarriesCompileFailures
       << plan.notes[0];
   // Another problem: the same candidates, no compile time counted twice.
   const Plan again = plan_user_family(*uf, h100, Shape{5000, 1, 1}, oracle);
-  EXPECT_EQ(compiled, 2);
+  EXPECT_EQ(compiled, 4);
   EXPECT_EQ(again.compile_seconds, 0.0);
   EXPECT_TRUE(again.notes.empty());
   ASSERT_EQ(again.candidates.size(), 2u);
   EXPECT_EQ(again.candidates[1].rejection, failed.rejection);
+}
+
+// plan --profile for a source kernel (no GPU here: any CUDA call would fail the test): the
+// family made with an explicit architecture compiles for it through the cache, and the offline
+// twin takes each configuration's registers, static shared memory and barriers from that code,
+// so every candidate is what `occtune compile --profile` (compile_space with the device) says;
+// a configuration with a syntax error is a compile_failed candidate with the log; another
+// family of the same space compiles only what failed; another architecture compiles anew.
+TEST(SourceFamily, PlannedOfflineWithTheRegistersOfCodeCompiledForTheProfile) {
+  TempDir dir;
+  source::SourceKernel k = copied_example(dir.path);
+  k.name = "stencil2d_offline";
+  for (auto& p : k.parameters)
+    p.values = p.name == "BX" ? std::vector<std::int64_t>{32}
+               : p.name == "BY" ? std::vector<std::int64_t>{8}
+                                : std::vector<std::int64_t>{p.values.at(0), p.values.at(1)};
+  write(dir.path / "stencil.cu",
+        read(dir.path / "stencil.cu") + "\n#if UNROLL == 2 && PAD == 1\nthis is not C++;\n#endif\n");
+  SourceFamilyOptions options;
+  options.cache_dir = dir.path / "cache";
+  options.compile_threads = 2;
+  options.arch = "sm_90";
+  SourceFamily sf = make_source_family(k, options);
+  register_user_family(std::move(sf.family), std::move(sf.compile));
+  const UserFamily* f = find_user_family("stencil2d_offline");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->variants.size(), 4u);  // UNROLL 1, 2 x PAD 0, 1
+
+  const DeviceInfo h100 = load_device_profile("h100");
+  OfflineOccupancy oracle(h100);
+  const Plan plan = plan_user_family(*f, h100, Shape{4096, 4096, 1}, oracle);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("4 configurations for sm_90"), std::string::npos) << plan.notes[0];
+  EXPECT_NE(plan.notes[0].find("(5 programs compiled by NVRTC, 0 from the kernel cache, 1 "
+                               "compile_failed)"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_GT(plan.compile_seconds, 0.0);
+
+  // What `occtune compile --profile h100` computes for the same configurations (cache hits).
+  source::SourceCompiler compiler(source::KernelCache(dir.path / "cache"));
+  const source::SpaceCompile space = source::compile_space(
+      k, source::enumerate_configurations(k), "sm_90", compiler, 1, &h100);
+  ASSERT_EQ(plan.candidates.size(), space.configs.size());
+  for (std::size_t i = 0; i < space.configs.size(); ++i) {
+    const Candidate& c = plan.candidates[i];
+    const source::CompiledConfiguration& cc = space.configs[i];
+    SCOPED_TRACE(cc.config.label());
+    EXPECT_EQ(c.variant->label(), cc.config.label());
+    EXPECT_EQ(c.threads, 32 * 8);
+    if (cc.config.label() == "BX=32,BY=8,UNROLL=2,PAD=1") {
+      EXPECT_EQ(cc.compile.program.status, source::CompileStatus::kCompileFailed);
+      EXPECT_EQ(c.rejection.rfind("compile_failed: ", 0), 0u) << c.rejection;
+      EXPECT_NE(c.rejection.find("error"), std::string::npos) << c.rejection;
+      EXPECT_EQ(c.active_blocks_per_sm, 0);
+      continue;
+    }
+    ASSERT_EQ(cc.compile.program.status, source::CompileStatus::kOk);
+    EXPECT_TRUE(cc.compile.cache_hit);
+    EXPECT_TRUE(c.rejection.empty()) << c.rejection;
+    const source::KernelResources& r = cc.compile.program.kernels.front();
+    EXPECT_GT(r.registers, 0);
+    EXPECT_EQ(c.registers, r.registers);
+    ASSERT_TRUE(cc.occupancy.has_value());
+    EXPECT_EQ(c.active_blocks_per_sm, cc.occupancy->active_blocks_per_sm);
+    EXPECT_EQ(c.limiter, cc.occupancy->limiter);
+    EXPECT_EQ(c.dynamic_smem, std::size_t(cc.config.launch.smem));
+  }
+  EXPECT_EQ(compiler.nvrtc_compilations(), 1) << "only the broken configuration, never cached";
+
+  // The same space again (another process planning it): only the failure is compiled again.
+  const SourceFamily again = make_source_family(k, options);
+  const CompileSummary& warm = again.compile();
+  EXPECT_EQ(warm.arch, "sm_90");
+  EXPECT_EQ(warm.nvrtc_runs, 1);
+  EXPECT_EQ(warm.cache_hits, 4);  // three configurations and the reference
+  ASSERT_EQ(warm.resources.size(), 4u);
+  EXPECT_EQ(warm.resources[3].registers, 0) << "the broken configuration has no code";
+
+  // Another architecture is other code: every program compiled for it, none from sm_90's.
+  options.arch = "sm_80";
+  const SourceFamily other_arch = make_source_family(k, options);
+  const CompileSummary& sm80 = other_arch.compile();
+  EXPECT_EQ(sm80.arch, "sm_80");
+  EXPECT_EQ(sm80.nvrtc_runs, 5);
+  EXPECT_EQ(sm80.cache_hits, 0);
 }
 
 }  // namespace
