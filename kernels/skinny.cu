@@ -1,5 +1,6 @@
 // Registers the "skinny" family (kernels/skinny.cuh): its instantiations, listed once in
-// OCCTUNE_SKINNY_VARIANTS, with their own launch (the kernel, then the split reduction).
+// OCCTUNE_SKINNY_VARIANTS, with their own launch (the split reduction's tickets zeroed, then the
+// kernel).
 #include <algorithm>
 #include <string>
 
@@ -9,17 +10,9 @@
 namespace occtune::kernels {
 namespace {
 
-template <int SPLITS>
-__global__ void __launch_bounds__(256) skinny_reduce(GemmArgs p) {
-  const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
-  for (std::size_t e = std::size_t(blockIdx.x) * 256 + threadIdx.x; e < mn;
-       e += std::size_t(gridDim.x) * 256)
-    skinny_reduce_item<SPLITS>(p, e);
-}
-
-template <class Variant, int SPLITS>
+template <class Variant>
 std::size_t skinny_workspace(int m, int n, int /*k*/) {
-  return std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float);
+  return Variant::workspace_bytes(m, n);
 }
 
 template <class Variant, int SPLITS>
@@ -27,15 +20,15 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
                           cudaStream_t stream) {
   if constexpr (SPLITS > 1) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
-    if (!args.workspace ||
-        args.workspace_bytes < skinny_workspace<Variant, SPLITS>(args.m, args.n, args.k))
+    if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
       return cudaErrorInvalidValue;
+    // The tickets of the split reduction start at zero in every launch: the workspace may hold
+    // anything (it is poisoned between candidates, and an application shares it).
+    const std::size_t tickets = std::size_t(Variant::tiles(args.m, args.n)) * sizeof(unsigned);
+    if (auto err = cudaMemsetAsync(Variant::tickets(args), 0, tickets, stream); err != cudaSuccess)
+      return err;
   }
   gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
-  if (auto err = cudaGetLastError(); err != cudaSuccess || SPLITS == 1) return err;
-  const long long items = (long long)args.m * args.n;
-  const long long blocks = std::min<long long>(std::max<long long>((items + 255) / 256, 1), 4096);
-  skinny_reduce<SPLITS><<<unsigned(blocks), 256, 0, stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -52,7 +45,7 @@ void add_skinny(Registry& r, std::string spelled) {
   info.tile_n = Variant::kTileN;
   info.dynamic_smem = Variant::kSmemBytes;
   info.grid_z = SPLITS;
-  if (SPLITS > 1) info.workspace_bytes = &skinny_workspace<Variant, SPLITS>;
+  if (SPLITS > 1) info.workspace_bytes = &skinny_workspace<Variant>;
   r.add<Variant>(std::move(info), &launch_skinny<Variant, SPLITS>);
 }
 

@@ -2,9 +2,9 @@
 // which are bound by reading the large operand once from HBM. A block owns S rows (or columns)
 // of the output and a stretch of the large dimension; its eight warps split each 128-deep K tile
 // among them and stream the large operand with float4 loads, the small operand's tile staged in
-// dynamic shared memory; K is also split across SPLITS blocks (grid z) into a workspace that a
-// second kernel sums in split order. Every reduction has a fixed order: results are
-// deterministic. Correct for any M, N, K, leading dimension and alignment (a small dimension
+// dynamic shared memory; K is also split across SPLITS blocks (grid z) into a workspace, and the
+// last block of a tile to finish (a ticket per tile) sums the slices in split order. Every
+// reduction has a fixed order: results are deterministic. Correct for any M, N, K, leading dimension and alignment (a small dimension
 // above S takes several blocks, each reading the large operand again).
 #pragma once
 
@@ -19,10 +19,8 @@
 // this family on the host too); the same definitions as kernels/tile_core.cuh.
 #ifdef __CUDACC__
 #define OCCTUNE_SKINNY_UNROLL _Pragma("unroll")
-#define OCCTUNE_SKINNY_UNROLL_4 _Pragma("unroll 4")
 #else
 #define OCCTUNE_SKINNY_UNROLL
-#define OCCTUNE_SKINNY_UNROLL_4
 #endif
 #ifndef OCCTUNE_EMU_CHECK_ALIGNED
 #define OCCTUNE_EMU_CHECK_ALIGNED(ptr, bytes) ((void)0)
@@ -38,12 +36,47 @@ __device__ __forceinline__ float skinny_load(const float* p) {
   return *p;
 #endif
 }
+// The large operand is read once: its lines are marked evict-first in L2 (sm_80+; streaming
+// loads before), so they replace each other rather than whatever else L2 holds. On the H100 a
+// 1x4096x4096 product went from 36.8 to 31.9 us with it (docs/PERFORMANCE.md, "skinny").
 __device__ __forceinline__ float4 skinny_load4(const float* p) {
   OCCTUNE_EMU_CHECK_ALIGNED(p, 16);
-#ifdef __CUDA_ARCH__
-  return __ldg(reinterpret_cast<const float4*>(p));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float4 v;
+  asm volatile(
+      "{\n .reg .b64 policy;\n"
+      " createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
+      " ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], policy;\n}"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+#elif defined(__CUDA_ARCH__)
+  return __ldcs(reinterpret_cast<const float4*>(p));
 #else
   return make_float4(p[0], p[1], p[2], p[3]);
+#endif
+}
+
+// The split reduction's hand-over: a block's slice is visible device-wide before its ticket is
+// taken, and the last block's reads of the other slices bypass L1. On the host emulator blocks
+// run one after another, so plain operations are the same thing.
+__device__ __forceinline__ void skinny_fence() {
+#ifdef __CUDA_ARCH__
+  __threadfence();
+#endif
+}
+__device__ __forceinline__ unsigned skinny_take_ticket(unsigned* ticket) {
+#ifdef __CUDA_ARCH__
+  return atomicAdd(ticket, 1u);
+#else
+  return (*ticket)++;
+#endif
+}
+__device__ __forceinline__ float skinny_load_slice(const float* p) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(p);
+#else
+  return *p;
 #endif
 }
 
@@ -51,6 +84,7 @@ inline constexpr int kSkinnyThreads = 256;
 inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
 inline constexpr int kSkinnyKTile = 128;  // K per shared-memory tile of the small operand
 inline constexpr int kSkinnyRowsPerWarp = 4;
+inline constexpr int kSkinnyLoadsInFlight = 8;  // rows of the large operand a lane loads at once
 
 // SIDE 0: M is the small dimension (B is the large operand, C's rows are S-row groups);
 // SIDE 1: N is small (A is large). S: rows (columns) of the small dimension per block.
@@ -72,9 +106,25 @@ struct SkinnyIn {
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
   // The small operand's K tile, reused by the final reductions: the along-x kernel's needs as
   // much (S x 128), the along-k kernel's one warp's partials with padded rows (R x S x 33).
+  // The split reduction's flag (whether this block sums the slices) sits past it.
   static constexpr std::size_t kSmemBytes =
-      std::size_t(S) * (kAlongX ? kSkinnyKTile : kSkinnyRowsPerWarp * 33) * sizeof(float);
+      std::size_t(S) * (kAlongX ? kSkinnyKTile : kSkinnyRowsPerWarp * 33) * sizeof(float) + 16;
 
+  // Blocks of the grid (every one a tile), and the workspace of a split variant: SPLITS dense
+  // M x N slices, then one ticket per tile, which the launch zeroes (kernels/skinny.cu).
+  static constexpr long long tiles(long long m, long long n) {
+    return (SIDE == 0 ? (m + S - 1) / S * ((n + kLargeTile - 1) / kLargeTile)
+                      : (n + S - 1) / S * ((m + kLargeTile - 1) / kLargeTile));
+  }
+  static constexpr std::size_t workspace_bytes(long long m, long long n) {
+    return SPLITS == 1 ? 0
+                       : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
+                             std::size_t(tiles(m, n)) * sizeof(unsigned);
+  }
+  __host__ __device__ static unsigned* tickets(const GemmArgs& p) {
+    return reinterpret_cast<unsigned*>(p.workspace + std::size_t(SPLITS) * std::size_t(p.m) *
+                                                         std::size_t(p.n));
+  }
   __device__ static int small_size(const GemmArgs& p) { return SIDE == 0 ? p.m : p.n; }
   __device__ static int large_size(const GemmArgs& p) { return SIDE == 0 ? p.n : p.m; }
   __device__ static const float* large_base(const GemmArgs& p) { return SIDE == 0 ? p.b : p.a; }
@@ -107,12 +157,30 @@ struct SkinnyIn {
   }
 
   // The small operand's rows s0..s0+S-1 over k in [kt, kt + 128), zero outside the matrix and
-  // past `ke`, as sm[s][kk].
+  // past `ke`, as sm[s][kk] (along k: a lane reads four k of one row) or sm[kk][s] (along x:
+  // a lane needs every row at one k, which S / 4 16-byte reads give).
   __device__ static void stage_small(const GemmArgs& p, float* sm, int s0, int small, int kt,
                                      int ke) {
     for (int e = int(threadIdx.x); e < S * kSkinnyKTile; e += kSkinnyThreads) {
-      const int s = e / kSkinnyKTile, k = kt + e % kSkinnyKTile;
-      sm[e] = s0 + s < small && k < ke ? small_at(p, s0 + s, k) : 0.0f;
+      const int s = kAlongX ? e % S : e / kSkinnyKTile;
+      const int kk = kAlongX ? e / S : e % kSkinnyKTile;
+      sm[e] = s0 + s < small && kt + kk < ke ? small_at(p, s0 + s, kt + kk) : 0.0f;
+    }
+  }
+
+  // The small operand's S values at k offset kk of the staged tile (along x).
+  __device__ static void small_column(const float* sm, int kk, float (&a)[S]) {
+    if constexpr (S % 4 == 0) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int s = 0; s < S; s += 4) {
+        const float* at = sm + kk * S + s;
+        OCCTUNE_EMU_CHECK_ALIGNED(at, 16);
+        const float4 q = *reinterpret_cast<const float4*>(at);
+        a[s] = q.x, a[s + 1] = q.y, a[s + 2] = q.z, a[s + 3] = q.w;
+      }
+    } else {
+      OCCTUNE_SKINNY_UNROLL
+      for (int s = 0; s < S; ++s) a[s] = sm[kk * S + s];  // one address per warp: a broadcast
     }
   }
 
@@ -133,13 +201,44 @@ struct SkinnyIn {
       run_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
     else
       run_along_k(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
+    if constexpr (SPLITS > 1) finish_split(p, smem, small, large, s0, x0);
+  }
+
+  // Every block has written its slice of the tile; the one that takes the last ticket adds the
+  // SPLITS slices in split order (whichever finished last) and applies the epilogue. The
+  // workspace is poisoned between candidates, so the launch zeroes the tickets every time.
+  __device__ static void finish_split(const GemmArgs& p, unsigned char* smem, int small,
+                                      int large, int s0, int x0) {
+    skinny_fence();
+    __syncthreads();
+    unsigned* last = reinterpret_cast<unsigned*>(smem + kSmemBytes - 16);
+    if (threadIdx.x == 0) {
+      const std::size_t tile = (std::size_t(blockIdx.y) * gridDim.x + blockIdx.x);
+      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
+    }
+    __syncthreads();
+    if (*last == 0) return;
+    skinny_fence();
+    const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
+    for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
+      const int s = s0 + e / kLargeTile, x = x0 + e % kLargeTile;
+      if (s >= small || x >= large) continue;
+      const std::size_t i = out_row(s, x), j = out_col(s, x);
+      float sum = 0.0f;
+      for (int z = 0; z < SPLITS; ++z)
+        sum += skinny_load_slice(p.workspace + std::size_t(z) * mn + i * std::size_t(p.n) + j);
+      float* c = p.c + i * std::size_t(p.ldc) + j;
+      *c = scale_output(sum, c, p.alpha, p.beta);
+    }
   }
 
   // Lane t owns outputs x0 + 4t .. 4t + 3; warp w takes k = w, w + 8, ... of each tile, so a
-  // warp's load is one 512-byte row segment; the warps' sums meet in shared memory in warp
-  // order.
+  // warp's load is one 512-byte row segment, kSkinnyLoadsInFlight of them issued before any is
+  // used (a memory-bound loop needs bytes in flight, not FMAs); the warps' sums meet in shared
+  // memory in warp order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
+    constexpr int U = kSkinnyLoadsInFlight;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x = x0 + 4 * lane;
     const bool whole = vec && x + 3 < large;
@@ -155,22 +254,33 @@ struct SkinnyIn {
       __syncthreads();
       const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
       if (x >= large) continue;
-      OCCTUNE_SKINNY_UNROLL_4
-      for (int kk = warp; kk < kn; kk += kSkinnyWarps) {
-        const float* row = l + std::size_t(kt + kk) * std::size_t(ld) + x;
-        float v[4];
-        if (whole) {
-          const float4 q = skinny_load4(row);
-          v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-        } else {
-          OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < 4; ++j) v[j] = x + j < large ? skinny_load(row + j) : 0.0f;
+      for (int k0 = warp; k0 < kn; k0 += kSkinnyWarps * U) {
+        float v[U][4];
+        OCCTUNE_SKINNY_UNROLL
+        for (int u = 0; u < U; ++u) {
+          const int kk = k0 + kSkinnyWarps * u;
+          const float* row = l + std::size_t(kt + (kk < kn ? kk : 0)) * std::size_t(ld) + x;
+          if (kk >= kn) {
+            v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
+          } else if (whole) {
+            const float4 q = skinny_load4(row);
+            v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
+          } else {
+            OCCTUNE_SKINNY_UNROLL
+            for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? skinny_load(row + j) : 0.0f;
+          }
         }
         OCCTUNE_SKINNY_UNROLL
-        for (int s = 0; s < S; ++s) {
-          const float a = sm[s * kSkinnyKTile + kk];  // one address per warp: a broadcast
+        for (int u = 0; u < U; ++u) {
+          const int kk = k0 + kSkinnyWarps * u;
+          if (kk >= kn) break;
+          float a[S];
+          small_column(sm, kk, a);
           OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a, v[j], acc[s][j]);
+          for (int s = 0; s < S; ++s) {
+            OCCTUNE_SKINNY_UNROLL
+            for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[u][j], acc[s][j]);
+          }
         }
       }
     }
@@ -273,43 +383,40 @@ struct SkinnyIn {
 template <int S, int SIDE, int SPLITS>
 struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
 
-// Element e (row-major in M x N) of C from the SPLITS workspace slices, summed in split order,
-// then the alpha/beta epilogue: the second kernel of a split variant (kernels/skinny.cu).
-template <int SPLITS>
-__device__ __forceinline__ void skinny_reduce_item(const GemmArgs& p, std::size_t e) {
-  const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
-  float sum = 0.0f;
-  for (int z = 0; z < SPLITS; ++z) sum += p.workspace[std::size_t(z) * mn + e];
-  float* c = p.c + (e / std::size_t(p.n)) * std::size_t(p.ldc) + e % std::size_t(p.n);
-  *c = scale_output(sum, c, p.alpha, p.beta);
-}
-
 // The registered instantiations (kernels/skinny.cu): S, SIDE, SPLITS. nn has every S for both
-// sides with 1, 8 and 32 splits; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// sides with 1, 8, 16 and 32 splits; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
-  X(Skinny<1, 0, 1>)               \
-  X(Skinny<1, 0, 8>)               \
-  X(Skinny<1, 0, 32>)              \
-  X(Skinny<4, 0, 1>)               \
-  X(Skinny<4, 0, 8>)               \
-  X(Skinny<4, 0, 32>)              \
-  X(Skinny<8, 0, 1>)               \
-  X(Skinny<8, 0, 8>)               \
-  X(Skinny<8, 0, 32>)              \
-  X(Skinny<16, 0, 1>)              \
-  X(Skinny<16, 0, 8>)              \
-  X(Skinny<16, 0, 32>)             \
-  X(Skinny<1, 1, 1>)               \
-  X(Skinny<1, 1, 8>)               \
-  X(Skinny<1, 1, 32>)              \
-  X(Skinny<4, 1, 1>)               \
-  X(Skinny<4, 1, 8>)               \
-  X(Skinny<4, 1, 32>)              \
-  X(Skinny<8, 1, 1>)               \
-  X(Skinny<8, 1, 8>)               \
-  X(Skinny<8, 1, 32>)              \
-  X(Skinny<16, 1, 1>)              \
-  X(Skinny<16, 1, 8>)              \
+  X(Skinny<1, 0, 1>)    \
+  X(Skinny<1, 0, 8>)    \
+  X(Skinny<1, 0, 16>)   \
+  X(Skinny<1, 0, 32>)   \
+  X(Skinny<4, 0, 1>)    \
+  X(Skinny<4, 0, 8>)    \
+  X(Skinny<4, 0, 16>)   \
+  X(Skinny<4, 0, 32>)   \
+  X(Skinny<8, 0, 1>)    \
+  X(Skinny<8, 0, 8>)    \
+  X(Skinny<8, 0, 16>)   \
+  X(Skinny<8, 0, 32>)   \
+  X(Skinny<16, 0, 1>)   \
+  X(Skinny<16, 0, 8>)   \
+  X(Skinny<16, 0, 16>)  \
+  X(Skinny<16, 0, 32>)  \
+  X(Skinny<1, 1, 1>)    \
+  X(Skinny<1, 1, 8>)    \
+  X(Skinny<1, 1, 16>)   \
+  X(Skinny<1, 1, 32>)   \
+  X(Skinny<4, 1, 1>)    \
+  X(Skinny<4, 1, 8>)    \
+  X(Skinny<4, 1, 16>)   \
+  X(Skinny<4, 1, 32>)   \
+  X(Skinny<8, 1, 1>)    \
+  X(Skinny<8, 1, 8>)    \
+  X(Skinny<8, 1, 16>)   \
+  X(Skinny<8, 1, 32>)   \
+  X(Skinny<16, 1, 1>)   \
+  X(Skinny<16, 1, 8>)   \
+  X(Skinny<16, 1, 16>)  \
   X(Skinny<16, 1, 32>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 // The emulator defines the CUDA built-ins the kernel headers use, so it comes first.
@@ -135,8 +136,9 @@ struct Textbook {
 };
 
 // The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
-// the stretch of the large dimension a block owns, its slab the 128-deep K tile, and its second
-// kernel the split reduction.
+// the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
+// reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
+// workspace ends with the tickets, which the launch zeroes.
 template <class V>
 struct SkinnyCase {
   static constexpr TileParams kParams{V::kTileM, V::kTileN, kSkinnyKTile, 1, 1, V::kTileM,
@@ -144,12 +146,12 @@ struct SkinnyCase {
   static constexpr Layout kLayout = V::kLayout;
   static constexpr std::size_t kSmemBytes = V::kSmemBytes;
   static constexpr int kMaxThreads = V::kMaxThreads;
-  static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
-  static bool reduce_vectorized(const GemmArgs&) { return false; }
-  static long long reduce_items(const GemmArgs& p, bool) { return (long long)p.m * p.n; }
-  static void reduce_item(const GemmArgs& p, long long i, bool) {
-    skinny_reduce_item<V::kSplits>(p, std::size_t(i));
+  static constexpr bool kReducesInKernel = true;
+  static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
+  static void prepare(const GemmArgs& p) {
+    std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
+  static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
 };
 
 template <class V, class = void>
@@ -161,6 +163,14 @@ struct BlockOf<V, std::void_t<decltype(V::block())>> {
   static dim3 block() { return V::block(); }
 };
 
+// Cases whose split reduction happens inside the kernel (SkinnyCase) say so, size their own
+// workspace and prepare it as their launch does.
+template <class V, class = void>
+struct ReducesInKernel : std::false_type {};
+template <class V>
+struct ReducesInKernel<V, std::void_t<decltype(V::kReducesInKernel)>>
+    : std::bool_constant<V::kReducesInKernel> {};
+
 template <class V>
 Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
   constexpr TileParams kP = V::kParams;
@@ -168,10 +178,12 @@ Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
   GemmArgs args = pr.args();
   std::unique_ptr<emu::GuardedBuffer> workspace;
   if constexpr (kP.splits > 1) {
-    const std::size_t bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
+    std::size_t bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
+    if constexpr (ReducesInKernel<V>::value) bytes = V::workspace_bytes(pr.s.m, pr.s.n);
     workspace = std::make_unique<emu::GuardedBuffer>(bytes / sizeof(float));
     args.workspace = workspace->data();
     args.workspace_bytes = bytes;
+    if constexpr (ReducesInKernel<V>::value) V::prepare(args);
   }
   const dim3 grid(unsigned((pr.s.n + kP.bn - 1) / kP.bn), unsigned((pr.s.m + kP.bm - 1) / kP.bm),
                   unsigned(kP.splits));
@@ -179,7 +191,7 @@ Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
   out.error = emu::run_grid(
       grid, BlockOf<V>::block(), V::kSmemBytes, [&](unsigned char* smem) { V::run(args, smem); },
       order, timing);
-  if constexpr (kP.splits > 1) {
+  if constexpr (kP.splits > 1 && !ReducesInKernel<V>::value) {
     if (out.error.empty()) {
       const bool vec = V::reduce_vectorized(args);
       const long long items = V::reduce_items(args, vec);
