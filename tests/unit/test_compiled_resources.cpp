@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, std::vector<ProbeKernel>>> modes() {
   return {{"default", probe_kernels_default()},
           {"none", probe_kernels_none()},
           {"zstd", probe_kernels_zstd()},
-          {"lz4", probe_kernels_lz4()}};
+          {"lz4", probe_kernels_lz4()},
+          {"shared", probe_kernels_shared()}};
 }
 
 std::vector<char> self_image() {
@@ -66,7 +67,10 @@ TEST(CompiledResources, EveryKernelModeAndArchMatchesPtxasReport) {
         const CompiledLookup found = compiled_resources(k.function, arch);
         ASSERT_TRUE(found.resources) << found.why;
         EXPECT_EQ(found.cubin_arch, arch);
-        EXPECT_NE(found.object.find("test_compiled_resources"), std::string::npos)
+        // The object that holds the function: the test program, or the shared library.
+        EXPECT_NE(found.object.find(mode == "shared" ? "libprobe_kernels_shared.so"
+                                                     : "test_compiled_resources"),
+                  std::string::npos)
             << found.object;
         // The host function's symbol is the device kernel's mangled name, in the namespace of
         // the mode it was built in.
@@ -81,7 +85,7 @@ TEST(CompiledResources, EveryKernelModeAndArchMatchesPtxasReport) {
       }
     }
   }
-  EXPECT_EQ(checked, 4 * 5 * int(built_archs().size()));
+  EXPECT_EQ(checked, 5 * 5 * int(built_archs().size()));
   // The kernels differ, so a reader that returned one constant would fail above; say so here.
   EXPECT_GE(register_counts.size(), 3u);
 }
