@@ -3,10 +3,16 @@
 // offending value and the fix in a 400), m, n, k still accepted; built-in families keep m, n, k.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
 
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/service/params.hpp"
+#include "db/store.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/seed_store.hpp"
+#include "tests/support/service_harness.hpp"
 
 namespace occtune::service {
 namespace {
@@ -98,6 +104,37 @@ TEST(ServiceUserProblem, BuiltInFamiliesKeepMnk) {
   EXPECT_EQ(refused({{"kernel", "tiled_dynamic"}, {"problem", "m=1,n=1,k=1"}}).name, "problem");
   EXPECT_EQ(refused({{"kernel", "tiled_dynamic"}, {"nx", "1"}}).name, "nx");
   EXPECT_EQ(refused({{"m", "1"}, {"n", "1"}}).name, "k");  // any family: m, n, k required
+}
+
+TEST(ServiceUserProblem, TheServerAnswersByNamesAndRefusesABadValueWith400) {
+  ASSERT_TRUE(registered);
+  testing::TempDir dir;
+  const auto db = dir.path / "serve.db";
+  {
+    auto store = db::Store::open(db);
+    testing::seed_run(store, testing::seed_device(kDevice), Shape{1024, 1024, 1024}, 0.25);
+  }
+  ServiceOptions options;
+  options.db = db;
+  testing::RunningService server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  const std::string best = std::string("/v1/best?device=") + kDevice + "&kernel=svcgrid";
+  auto r = c.Get((best + "&nx=4k&ny=1").c_str());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  const auto problem = nlohmann::json::parse(r->body);
+  EXPECT_THAT(problem.dump(), HasSubstr("'4k'")) << r->body;
+  // A well-formed problem, either way: the store has no svcgrid entry, so the offline heuristic
+  // answers, for the problem named by its dimensions.
+  for (const std::string query : {"&nx=512&ny=256", "&problem=nx%3D512%2Cny%3D256"}) {
+    r = c.Get((best + query).c_str());
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << query << ": " << r->body;
+    const auto body = nlohmann::json::parse(r->body);
+    EXPECT_EQ(body["request"]["problem"], nlohmann::json({{"nx", 512}, {"ny", 256}})) << query;
+    EXPECT_EQ(body["request"]["shape"], "512x256x1") << query;
+    EXPECT_EQ(body["answered_by"], "heuristic") << query;
+  }
 }
 
 }  // namespace
