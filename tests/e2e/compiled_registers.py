@@ -53,7 +53,11 @@ problem = ["--kernel", "stencil5", "--problem", "nx=4096,ny=4096"]
 p = run(stencil5, "plan", "--profile", "h100", *problem, "--format", "json")
 if p.returncode != 0:
     fail(f"plan --profile h100 exited {p.returncode}: {p.stderr}")
-candidates = [c for plan in json.loads(p.stdout)["plans"] for c in plan["candidates"]]
+plans = json.loads(p.stdout)["plans"]
+candidates = [c for plan in plans for c in plan["candidates"]]
+for plan in plans:
+    if not plan.get("registers_from", "").startswith("its compiled code (the sm_90 cubin of "):
+        fail(f"the JSON plan's registers_from is {plan.get('registers_from')!r}")
 if not candidates:
     fail("the plan has no candidates")
 for c in candidates:
