@@ -60,10 +60,12 @@ std::vector<Entry> read_entries(std::span<const std::byte> section) {
   while (section.size() - at >= 16 && read<std::uint32_t>(section, at) == kMagic) {
     const auto header = read<std::uint16_t>(section, at + 6);
     const auto size = read<std::uint64_t>(section, at + 8);
-    if (header < 16 || size > section.size() - at - header)
+    if (header < 16 || header > section.size() - at || size > section.size() - at - header)
       throw std::runtime_error(fmt::format("container at offset {} runs past the section", at));
     const std::size_t end = at + header + size;
     for (std::size_t e = at + header; e < end;) {
+      if (end - e < 64)
+        throw std::runtime_error(fmt::format("entry at offset {} runs past its container", e));
       const auto kind = read<std::uint16_t>(section, e);
       const auto entry_header = read<std::uint32_t>(section, e + 4);
       const auto payload_size = read<std::uint64_t>(section, e + 8);
@@ -71,7 +73,7 @@ std::vector<Entry> read_entries(std::span<const std::byte> section) {
       const auto arch = read<std::uint32_t>(section, e + 28);
       const auto flags = read<std::uint64_t>(section, e + 40);
       const auto original = read<std::uint64_t>(section, e + 56);
-      if (entry_header < 64 || payload_size > end - e - entry_header)
+      if (entry_header < 64 || entry_header > end - e || payload_size > end - e - entry_header)
         throw std::runtime_error(fmt::format("entry at offset {} runs past its container", e));
       Entry entry;
       entry.kind = kind == kKindCubin ? Entry::Kind::kCubin

@@ -3,8 +3,11 @@
 // architectures) read back from /proc/self/exe must match what ptxas reported when it compiled
 // them (generated/compiled_kernels_expected.inc, captured at build time), for every kernel,
 // mode and architecture; an architecture the program lacks says so and names the fix.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -165,6 +168,47 @@ TEST(CompiledResources, AMalformedFatbinIsAnErrorNotACrash) {
   std::vector<std::byte> junk(64, std::byte{0x41});
   EXPECT_THROW(fatbin::read_cubin_kernels(junk), std::runtime_error);
   EXPECT_THROW(elf::View(std::span<const std::byte>(junk).first(10)), std::runtime_error);
+}
+
+// One container with one cubin entry of 8 payload bytes, laid out as nvcc writes it.
+std::vector<std::byte> crafted(std::uint16_t container_header, std::uint32_t entry_header,
+                               std::uint64_t flags, std::uint64_t original) {
+  std::vector<std::byte> b(16 + 64 + 8, std::byte{0x5a});
+  auto put = [&b](std::size_t at, auto value) { std::memcpy(b.data() + at, &value, sizeof value); };
+  put(0, std::uint32_t{0xBA55ED50});
+  put(4, std::uint16_t{1});
+  put(6, container_header);
+  put(8, std::uint64_t{64 + 8});
+  put(16, std::uint16_t{2});
+  put(18, std::uint16_t{0x0101});
+  put(20, entry_header);
+  put(24, std::uint64_t{8});   // payload
+  put(32, std::uint32_t{8});   // compressed size
+  put(44, std::uint32_t{90});  // arch
+  put(56, flags);
+  put(72, original);
+  return b;
+}
+
+TEST(CompiledResources, CraftedContainersAreReadOrRefusedWithTheOffset) {
+  const auto plain = fatbin::read_entries(crafted(16, 64, 0, 0));
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].arch, 90);
+  EXPECT_EQ(plain[0].compression, "none");
+  EXPECT_EQ(plain[0].data.size(), 8u);
+  auto refusal = [](const std::vector<std::byte>& bytes) {
+    try {
+      fatbin::read_entries(bytes);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(refusal(crafted(0xffff, 64, 0, 0)), ::testing::HasSubstr("container at offset 0"));
+  EXPECT_THAT(refusal(crafted(16, 0xffffffff, 0, 0)), ::testing::HasSubstr("entry at offset 16"));
+  // Bytes that are no Zstandard frame, and no LZ4 block of the stated size.
+  EXPECT_THAT(refusal(crafted(16, 64, 0x8000, 100)), ::testing::HasSubstr("Zstandard"));
+  EXPECT_THAT(refusal(crafted(16, 64, 0x2000, 100)), ::testing::HasSubstr("LZ4"));
 }
 
 }  // namespace
