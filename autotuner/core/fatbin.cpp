@@ -120,8 +120,9 @@ void each_record(std::span<const std::byte> info, F&& f) {
 }
 
 // ptxas places the 1 KiB window the driver reserves (sm_90 on: cudaDevAttrReservedSharedMemory
-// PerBlock) at the start of each kernel's .nv.shared section when the cubin has a
-// .nv.shared.reserved.N section; ptxas's report and the runtime leave it out.
+// PerBlock) at the start of each kernel's .nv.shared section when the cubin marks it: a
+// .nv.shared.reserved.N section (whole-program compilation) or, in a cubin nvlink made
+// (-rdc), the .nv.reservedSmem.offset0 symbol alone. ptxas's report and the runtime leave it out.
 constexpr int kReservedWindow = 1024;
 
 }  // namespace
@@ -138,6 +139,8 @@ std::map<std::string, KernelResources, std::less<>> read_cubin_kernels(
   bool reserved = false;
   for (const auto& section : view.sections())
     if (section.name.starts_with(".nv.shared.reserved.")) reserved = true;
+  for (const auto& s : symbols)
+    if (s.name.starts_with(".nv.reservedSmem.")) reserved = true;
 
   if (const auto* info = view.section(".nv.info"))
     each_record(view.bytes(*info), [&](std::uint8_t attr, std::uint8_t format, auto value) {

@@ -14,4 +14,4 @@ std::vector<ProbeKernel> probe_kernels_default();  // nvcc's default compression
 std::vector<ProbeKernel> probe_kernels_none();     // --compress-mode=none
 std::vector<ProbeKernel> probe_kernels_zstd();     // --compress-mode=size: Zstandard cubins
 std::vector<ProbeKernel> probe_kernels_lz4();      // --compress-mode=speed -Xfatbin -compress-all
-std::vector<ProbeKernel> probe_kernels_shared();   // nvcc's default, in a shared library
+std::vector<ProbeKernel> probe_kernels_shared();   // -rdc, device-linked into a shared library
