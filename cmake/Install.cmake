@@ -51,7 +51,7 @@ file(RELATIVE_PATH pc_to_prefix /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" pc_to_prefix "${pc_to_prefix}")
 list(GET CUDAToolkit_INCLUDE_DIRS 0 OCCTUNE_PC_CUDA_INCLUDE)
 set(OCCTUNE_PC_LIBS_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lSQLiteCpp \
--lsqlite3 -lfmt ${OCCTUNE_HTTPLIB_SO} -lzstd -llz4 -lpthread -ldl -lrt")
+-lsqlite3 -lfmt ${OCCTUNE_HTTPLIB_SO} -lpthread -ldl -lrt")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/package/occtune.pc.in
                ${CMAKE_BINARY_DIR}/package/occtune.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/package/occtune.pc

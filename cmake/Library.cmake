@@ -10,8 +10,7 @@
 # are used header-only. cpp-httplib is named by its absolute path: it has no CMake package.
 # cuBLAS is not among them: it is loaded on first use (autotuner/cuda/cublas_on_demand.cpp).
 set(OCCTUNE_LIBRARY_DEPENDENCIES CUDA::cudart_static SQLiteCpp SQLite::SQLite3
-    fmt::fmt ${OCCTUNE_HTTPLIB_SO} ${OCCTUNE_ZSTD_LIB} ${OCCTUNE_LZ4_LIB} Threads::Threads
-    ${CMAKE_DL_LIBS})
+    fmt::fmt ${OCCTUNE_HTTPLIB_SO} Threads::Threads ${CMAKE_DL_LIBS})
 
 # The ABI version in the SONAME: MAJOR, or MAJOR.MINOR before 1.0, when a minor release may
 # change the ABI (libocctune.so.0.1 for 0.1.x).

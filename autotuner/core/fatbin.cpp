@@ -4,13 +4,12 @@
 #include "autotuner/core/fatbin.hpp"
 
 #include <fmt/format.h>
-#include <lz4.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
+#include "autotuner/core/decompress.hpp"
 #include "autotuner/core/elf_view.hpp"
 
 namespace occtune::fatbin {
@@ -31,24 +30,13 @@ std::vector<std::byte> decompress(std::span<const std::byte> payload, std::uint6
     throw std::runtime_error(fmt::format(
         "entry at offset {}: compressed size {} or original size {} out of range", at,
         compressed, original));
-  std::vector<std::byte> out(original);
-  if (flags & kFlagZstd) {
-    const std::size_t got = ZSTD_decompress(out.data(), out.size(), payload.data(), compressed);
-    if (ZSTD_isError(got) || got != original)
-      throw std::runtime_error(fmt::format("entry at offset {}: Zstandard: {}", at,
-                                           ZSTD_isError(got) ? ZSTD_getErrorName(got)
-                                                             : "size differs from the header"));
-  } else {
-    // A raw LZ4 block (no frame header), as nvcc writes it.
-    const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(payload.data()),
-                                        reinterpret_cast<char*>(out.data()), int(compressed),
-                                        int(original));
-    if (got < 0 || std::uint64_t(got) != original)
-      throw std::runtime_error(fmt::format("entry at offset {}: LZ4 block does not decompress "
-                                           "to the {} bytes its header says",
-                                           at, original));
+  try {
+    // A Zstandard frame, or a raw LZ4 block (no frame header), as nvcc writes them.
+    return flags & kFlagZstd ? zstd_decompress(payload.first(compressed), original)
+                             : lz4_decompress(payload.first(compressed), original);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("entry at offset {}: {}", at, e.what()));
   }
-  return out;
 }
 
 }  // namespace
