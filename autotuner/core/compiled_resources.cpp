@@ -67,6 +67,7 @@ struct ObjectIndex {
   std::map<std::uint64_t, std::string> functions;     // link-time address -> name
   std::map<std::string, std::map<int, CompiledResources>, std::less<>> kernels;  // by arch
   std::set<int> cubin_archs, ptx_archs;
+  std::string unreadable;  // why some cubin could not be decompressed (the first reason)
 };
 
 ObjectIndex build_index(const std::string& path) {
@@ -88,6 +89,10 @@ ObjectIndex build_index(const std::string& path) {
     for (auto& entry : fatbin::read_entries(view.bytes(*section))) {
       if (entry.kind == fatbin::Entry::Kind::kPtx) index.ptx_archs.insert(entry.arch);
       if (entry.kind != fatbin::Entry::Kind::kCubin) continue;
+      if (!entry.error.empty()) {
+        if (index.unreadable.empty()) index.unreadable = entry.error;
+        continue;
+      }
       index.cubin_archs.insert(entry.arch);
       for (auto& [name, k] : fatbin::read_cubin_kernels(entry.data))
         index.kernels[name][entry.arch] = {k.registers, k.static_smem, k.barriers};
@@ -173,6 +178,8 @@ CompiledLookup compiled_resources(const void* function, int arch) {
                                 fix)
                   : fmt::format("{} is in none of the cubins of {} ({})", out.mangled,
                                 out.object, arch_list(index.cubin_archs, "sm_"));
+    if (!index.unreadable.empty())  // it may be in one that could not be decompressed
+      out.why += fmt::format("; some cubins could not be read: {}", index.unreadable);
     return out;
   }
   out.cubin_arch = loadable_arch(kernel->second, arch);
@@ -181,6 +188,8 @@ CompiledLookup compiled_resources(const void* function, int arch) {
     for (const auto& [a, r] : kernel->second) archs.insert(a);
     out.why = fmt::format("{} has no sm_{} code (it was built for {}); {}", out.object, arch,
                           arch_list(archs, "sm_"), fix);
+    if (!index.unreadable.empty())
+      out.why += fmt::format("; some cubins could not be read: {}", index.unreadable);
     return out;
   }
   out.resources = kernel->second.at(out.cubin_arch);

@@ -70,9 +70,12 @@ std::vector<Entry> read_entries(std::span<const std::byte> section) {
       entry.arch = int(arch);
       entry.compression = flags & kFlagZstd ? "zstd" : flags & kFlagLz4 ? "lz4" : "none";
       // PTX is kept only as a fact (its arch), never read: it is not decompressed.
-      if (entry.kind == Entry::Kind::kCubin)
-        entry.data = decompress(section.subspan(e + entry_header, payload_size), flags, compressed,
-                                original, e);
+      if (entry.kind == Entry::Kind::kCubin) try {
+          entry.data = decompress(section.subspan(e + entry_header, payload_size), flags,
+                                  compressed, original, e);
+        } catch (const std::runtime_error& error) {
+          entry.error = error.what();
+        }
       entries.push_back(std::move(entry));
       e += entry_header + payload_size;
     }

@@ -18,11 +18,14 @@ struct Entry {
   Kind kind = Kind::kOther;
   int arch = 0;                 // 90 for sm_90 (a cubin) or compute_90 (PTX)
   std::string_view compression;  // how it was stored: "none", "lz4" or "zstd"
-  std::vector<std::byte> data;  // decompressed
+  std::vector<std::byte> data;  // a cubin's, decompressed (PTX is not kept)
+  std::string error;             // why `data` could not be decompressed; empty when it was
 };
 
 // Every entry of every container in `section` (a .nv_fatbin section's bytes, containers back
-// to back). Throws std::runtime_error naming the offset and what is wrong for a malformed one.
+// to back). Throws std::runtime_error naming the offset and what is wrong for a malformed
+// container or entry header; a payload that does not decompress is that entry's `error`, so
+// the other entries stay readable.
 std::vector<Entry> read_entries(std::span<const std::byte> section);
 
 struct KernelResources {
