@@ -18,6 +18,7 @@ function(occtune_kernel_manifest target)
       -DOUTPUT=${ARG_OUTPUT}
       -P ${PROJECT_SOURCE_DIR}/cmake/generate-kernel-manifest.cmake
     DEPENDS ${target} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/cmake/generate-kernel-manifest.cmake
+            ${PROJECT_SOURCE_DIR}/cmake/parse-ptxas-report.cmake
     COMMENT "Generating the kernel manifest (registers per kernel, build id)"
     VERBATIM)
 endfunction()

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libsqlite3-dev libsqlitecpp-dev libspdlog-dev libfmt-dev
           libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libgmock-dev
-          libcpp-httplib-dev libxxhash-dev wrk sqlite3 python3
+          libcpp-httplib-dev libxxhash-dev liblz4-dev libzstd-dev wrk sqlite3 python3
           python3-jsonschema chromium
           slurm-wlm)  # the Slurm fleet test starts its own slurmctld and slurmd (docs/fleet.md)
 missing=()

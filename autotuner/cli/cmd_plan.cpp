@@ -17,6 +17,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/cuda/device_probe.hpp"
 #include "autotuner/cuda/runtime_occupancy.hpp"
 #include "autotuner/output/json_output.hpp"
@@ -83,6 +84,10 @@ int run_plan(const PlanOptions& o) {
         auto j = output::to_json(plan);
         j["shape"] = shape.str();
         output::add_problem(j, name, shape);
+        // Planned offline, a user family says where its registers come from, as the table's
+        // header does: its compiled code, or its declaration and why.
+        if (const UserFamily* user = find_user_family(name); user && device.uuid.empty())
+          j["registers_from"] = user_resources_origin(*user, device.compute_capability());
         plans.push_back(j);
       } else if (format == Format::kCsv) {
         print_plan_csv(out, plan, shape);

@@ -32,9 +32,10 @@ void print_plan(std::ostream& out, const Plan& plan, const DeviceInfo& device, S
   out << fmt::format("{} on {} ({}), {} {}\noccupancy from: {}{}\n", plan.family, device.name,
                      device.uuid.empty() ? device.source : device.uuid, user ? "problem" : "shape",
                      user ? to_dims(*user, shape).str() : shape.str(), plan.oracle,
-                     !user || !device.uuid.empty() ? ""
-                     : user->compile ? "; this family: the registers of its compiled code"
-                                     : "; this family: the registers it declares");
+                     !user || !device.uuid.empty()
+                         ? ""
+                         : "; this family: the registers of " +
+                               user_resources_origin(*user, device.compute_capability()));
   output::TextTable t({"step", "limit", "suggested", "config", "threads", "smem", "regs",
                        "blocks/SM", "occupancy", "limiter", "grid", "waves", "status"},
                       {true, true, true, false, true, true, true, true, true, false, false, true,

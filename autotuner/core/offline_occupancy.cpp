@@ -79,15 +79,17 @@ std::string limiter_name(const cudaOccResult& r) {
 
 // The build-time resources of a kernel on this device's architecture (or the nearest compiled).
 kernels::ResourceLookup lookup_resources(const std::string& symbol, const DeviceInfo& d) {
-  if (const auto declared = user_resources(symbol)) {
-    // A user kernel is not in the manifest: its registration declares what ptxas reported, or
-    // (a source kernel) its compiled code says.
+  std::string origin;
+  if (const auto declared = user_resources(symbol, d.compute_capability(), &origin)) {
+    // A user kernel is not in the manifest: the program's compiled code for this architecture
+    // says what ptxas gave it, or (a source kernel) the code compiled for it, or its
+    // registration declares it.
     if (declared->registers <= 0)
       fail(ExitCode::kUsage,
-           fmt::format("{} declares no register count, so it cannot be planned without a GPU; "
-                       "set KernelConfig::registers (and static_smem) to what nvcc "
-                       "--resource-usage reports, or plan on the GPU with --device N",
-                       symbol));
+           fmt::format("{} has no register count for {} to plan without a GPU: {}; or set "
+                       "KernelConfig::registers (and static_smem) as nvcc --resource-usage "
+                       "reports them, or plan on the GPU with --device N",
+                       symbol, d.arch(), origin));
     thread_local kernels::KernelResources held;  // read by the caller before the next lookup
     held = {};
     held.registers = declared->registers;

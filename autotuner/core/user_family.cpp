@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <deque>
 #include <mutex>
 
 #include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/compiled_resources.hpp"
 #include "autotuner/core/error.hpp"
 #include "kernels/registry_extension.hpp"
 
@@ -481,17 +483,53 @@ std::optional<UserKernel> user_kernel(std::string_view symbol) {
   return UserKernel{mutable_config.function, &f->def.cuda};
 }
 
-std::optional<ConfigResources> user_resources(std::string_view symbol) {
+std::optional<ConfigResources> user_resources(std::string_view symbol, int arch,
+                                              std::string* origin) {
   int config = 0;
   const UserFamily* f = family_of_symbol(symbol, &config);
   if (!f) return std::nullopt;
+  std::string ignored;
+  std::string& from = origin ? *origin : ignored;
   // A family compiled at tuning time has compiled (planning asks its hook first), for the
   // architecture it was made for; a hook that reports no resources leaves the declared ones.
   if (f->compile)
-    if (const CompileSummary& s = f->compile(); std::size_t(config) < s.resources.size())
+    if (const CompileSummary& s = f->compile(); std::size_t(config) < s.resources.size()) {
+      from = "its compiled code (" + s.arch + ")";
       return s.resources[std::size_t(config)];
+    }
   const KernelConfig& k = f->def.configs[std::size_t(config)];
+  // A __global__ function linked into the program: its cubin for `arch` says what ptxas gave
+  // it (issue #13); a function obtained at run time has none to read before it is resolved.
+  if (arch > 0 && k.function) {
+    const CompiledLookup found = compiled_resources(k.function, arch);
+    if (found.resources) {
+      from = fmt::format("its compiled code (the sm_{} cubin of {}{})", found.cubin_arch,
+                         found.object,
+                         found.cubin_arch == arch ? "" : fmt::format(", loaded on sm_{}", arch));
+      return ConfigResources{found.resources->registers, found.resources->static_smem,
+                             found.resources->barriers};
+    }
+    from = "its declaration (KernelConfig::registers), since " + found.why;
+  } else {
+    from = arch > 0 ? "its declaration (KernelConfig::registers), since its functions are "
+                      "obtained at run time (resolve)"
+                    : "its declaration (KernelConfig::registers)";
+  }
   return ConfigResources{k.registers, k.static_smem, 1};
+}
+
+std::string user_resources_origin(const UserFamily& family, int arch) {
+  // Every configuration's origin, once each: they differ only when the program is mixed.
+  std::vector<std::string> origins;
+  for (const auto& symbol : family.config_symbols) {
+    std::string origin;
+    user_resources(symbol, arch, &origin);
+    if (std::find(origins.begin(), origins.end(), origin) == origins.end())
+      origins.push_back(std::move(origin));
+  }
+  std::string out;
+  for (const auto& o : origins) out += (out.empty() ? "" : "; ") + o;
+  return out;
 }
 
 Grid user_grid(const UserFamily& family, const UserVariant& variant, const Dims& problem) {

@@ -112,10 +112,16 @@ struct UserKernel {
 };
 std::optional<UserKernel> user_kernel(std::string_view symbol);
 // The resources offline planning uses for a configuration: those its compiled code has for a
-// family compiled at tuning time (its compile hook is asked), else those it declared
-// (KernelConfig::registers, static_smem); nullopt when the symbol is no user kernel's.
-// registers 0: not declared.
-std::optional<ConfigResources> user_resources(std::string_view symbol);
+// family compiled at tuning time (its compile hook is asked); else, for `arch` (compute
+// capability x 10, 0: none), those of the program's own compiled code for that architecture
+// (compiled_resources.hpp); else those it declared (KernelConfig::registers, static_smem).
+// nullopt when the symbol is no user kernel's; registers 0: not declared. `origin`, when given,
+// is set to where they come from ("its compiled code (...)", "its declaration (...), since <why>").
+std::optional<ConfigResources> user_resources(std::string_view symbol, int arch = 0,
+                                              std::string* origin = nullptr);
+// Where offline planning on `arch` takes the family's registers from (user_resources' origin of
+// every configuration, each once), for the plan's header.
+std::string user_resources_origin(const UserFamily& family, int arch);
 
 // The grid of a variant for a problem, as the family computes it; throws Error(kUsage) naming
 // the family, the configuration and the problem when a side is below 1 or above the limit.

@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/service/problem.hpp"
 #include "kernels/registry.hpp"
 
@@ -28,6 +30,9 @@ std::string quoted(const std::string& value) {
 }  // namespace
 
 QueryParams::QueryParams(const Multimap& params, std::initializer_list<std::string_view> allowed)
+    : QueryParams(params, std::vector<std::string_view>(allowed)) {}
+
+QueryParams::QueryParams(const Multimap& params, const std::vector<std::string_view>& allowed)
     : params_(params) {
   for (auto it = params.begin(); it != params.end(); ++it) {
     bool known = false;
@@ -176,15 +181,69 @@ std::string BestRequest::cache_key() const {
                      layout, fallback ? 1 : 0);
 }
 
+namespace {
+
+// A user family's problem by its names: `problem=nx=4096,ny=4096`, or each dimension as its own
+// parameter (`nx=4096&ny=4096`), read in declared order and validated by parse_problem (the
+// CLI's --problem rules: every dimension once, an integer in [1, 2^31-1]); or m, n, k as before.
+Shape user_problem(const QueryParams& p, const QueryParams::Multimap& params,
+                   const UserFamily& family) {
+  const auto& dims = family.def.dims;
+  auto is_dim = [&](std::string_view name) {
+    return std::find(dims.begin(), dims.end(), name) != dims.end();
+  };
+  std::string named;
+  for (const auto& d : dims)
+    if (auto it = params.find(d); it != params.end())
+      named += (named.empty() ? "" : ",") + d + "=" + it->second;
+  const bool positional = std::any_of(params.begin(), params.end(), [&](const auto& kv) {
+    return (kv.first == "m" || kv.first == "n" || kv.first == "k") && !is_dim(kv.first);
+  });
+  std::string example;  // "nx=4096,ny=4096"
+  for (const auto& d : dims) example += (example.empty() ? "" : ",") + d + "=4096";
+  if (p.has("problem") && (!named.empty() || positional))
+    throw BadParameter{"problem", fmt::format("given besides the dimensions; give kernel {}'s "
+                                              "problem once, as problem={} or by its names",
+                                              family.def.name, example)};
+  if (positional && !named.empty())
+    throw BadParameter{"m", fmt::format("given besides {}'s named dimensions; give {} only",
+                                        family.def.name, example)};
+  if (positional)
+    return Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
+                 p.positive("k", kMaxDimension)};
+  if (!p.has("problem") && named.empty())
+    throw BadParameter{"problem", fmt::format("required: kernel {}'s problem, as problem={} or "
+                                              "by its dimensions' names",
+                                              family.def.name, example)};
+  const std::string text = p.has("problem") ? params.find("problem")->second : named;
+  try {
+    return to_shape(family, parse_problem(family, text));
+  } catch (const Error& e) {
+    throw BadParameter{p.has("problem") ? "problem" : dims.front(), e.what()};
+  }
+}
+
+}  // namespace
+
 BestRequest parse_best(const QueryParams::Multimap& params) {
-  const QueryParams p(params,
-                      {"device", "kernel", "m", "n", "k", "dtype", "layout", "fallback"});
+  // The kernel decides the problem's names: a user family's dimensions, else m, n, k.
+  const auto kernel = params.find("kernel");
+  const UserFamily* user = kernel == params.end() ? nullptr : find_user_family(kernel->second);
+  std::vector<std::string_view> allowed = {"device", "kernel", "m",      "n",
+                                           "k",      "dtype",  "layout", "fallback"};
+  if (user) {
+    allowed.push_back("problem");
+    for (const auto& d : user->def.dims)
+      if (std::find(allowed.begin(), allowed.end(), d) == allowed.end()) allowed.push_back(d);
+  }
+  const QueryParams p(params, allowed);
   BestRequest r;
   r.device = p.uuid("device");
   // No kernel: the fastest correct configuration of any family (db/lookup.hpp).
   r.kernel = p.optional_kernel("kernel").value_or("");
-  r.shape = Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
-                  p.positive("k", kMaxDimension)};
+  r.shape = user ? user_problem(p, params, *user)
+                 : Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
+                         p.positive("k", kMaxDimension)};
   r.dtype = p.choice("dtype", {"f32"}, "f32");
   r.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
   r.fallback = p.boolean_or("fallback", true);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "autotuner/core/shape.hpp"
 
@@ -26,6 +27,7 @@ class QueryParams {
   using Multimap = std::multimap<std::string, std::string>;  // httplib::Params
   // Throws BadParameter for a name outside `allowed` or given more than once.
   QueryParams(const Multimap& params, std::initializer_list<std::string_view> allowed);
+  QueryParams(const Multimap& params, const std::vector<std::string_view>& allowed);
 
   bool has(std::string_view name) const;
   // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", hex digits, returned in lower case.
@@ -64,7 +66,10 @@ struct BestRequest {
   bool fallback = true;
   std::string cache_key() const;
 };
-// Throws BadParameter for a name the route does not take, a repeat, or a bad value.
+// Throws BadParameter for a name the route does not take, a repeat, or a bad value. A user
+// kernel family's problem is given by its dimensions' names (`nx=4096&ny=4096`) or as one
+// `problem=nx=4096,ny=4096`, validated as --problem is; m, n, k (its dimensions in declared
+// order) still work. A built-in family's is m, n, k.
 BestRequest parse_best(const QueryParams::Multimap& params);
 
 struct ConfigsRequest {

@@ -60,8 +60,10 @@ struct KernelConfig {
   std::vector<Param> params;  // e.g. {{"ept", 4}}; names unique, values any integer
   const void* function = nullptr;
   std::function<const void*()> resolve;
-  // What ptxas reported for this function (nvcc --resource-usage), for offline planning
-  // (`plan --profile`); 0: unknown, and offline planning of the family says so.
+  // Optional: offline planning (`plan --profile`) reads registers and static shared memory
+  // from the program's compiled code for the profile's architecture; these declared values
+  // (what nvcc --resource-usage reports) are used only where it has no code for it or the
+  // function comes from `resolve`. 0: not declared.
   int registers = 0;
   int static_smem = 0;
   // The block this configuration launches with, for BlockRule::kFixed (otherwise unused).
