@@ -38,7 +38,7 @@ struct UserBench::Impl {
   std::unique_ptr<LaunchSampler> sampler;
   std::vector<Buffer> specs;
   std::vector<float*> buffers;               // device, in declared order
-  std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
+  std::vector<std::vector<float>> expected;  // the reference's, per buffer (outputs only)
   Work work;
 
   ~Impl() {
@@ -63,6 +63,45 @@ struct UserBench::Impl {
     a.stream = sampler->stream();
     a.buffers = buffers;
     return a;
+  }
+
+  // The family's device reference, run once on the inputs the configurations read, into NaN-filled
+  // copies of the outputs and scratch buffers; the outputs are copied into `host`.
+  void run_device_reference(std::vector<std::vector<float>>& host) const {
+    const cudaStream_t stream = sampler->stream();
+    ReferenceArgs a;
+    a.problem = &problem;
+    a.stream = stream;
+    std::vector<float*> copies;  // freed below, also when the reference fails
+    struct Free {
+      std::vector<float*>& p;
+      ~Free() {
+        for (float* x : p) OCCTUNE_CUDA_CHECK_NOTHROW(cudaFree(x));
+      }
+    } release{copies};
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].role == Buffer::Role::kInput) {
+        a.buffers.push_back(buffers[i]);
+        continue;
+      }
+      float* p = nullptr;
+      OCCTUNE_CUDA_CHECK(cudaMalloc(&p, specs[i].count * sizeof(float)));
+      copies.push_back(p);
+      a.buffers.push_back(p);
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0xff, specs[i].count * sizeof(float), stream));
+    }
+    cudaError_t err = cudaError_t(family->def.device_reference(a));
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess)
+      fail(ExitCode::kRuntime,
+           fmt::format("kernel family '{}' at {}: the device reference failed: {}; fix "
+                       "KernelFamily::device_reference (it must launch on args.stream and write "
+                       "every output of args.buffers)",
+                       family->def.name, problem.str(), describe(err)));
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].role == Buffer::Role::kOutput)
+        OCCTUNE_CUDA_CHECK(cudaMemcpy(host[i].data(), a.buffers[i],
+                                      specs[i].count * sizeof(float), cudaMemcpyDeviceToHost));
   }
 
   // The compiler's words when the candidate's configuration did not compile (a family compiled
@@ -105,7 +144,9 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
       s.bad(fmt::format("buffer '{}' fills from [{}, {}), an empty range; set low < high", b.name,
                         b.low, b.high));
     any_output |= b.role == Buffer::Role::kOutput;
-    bytes += std::uint64_t(b.count) * sizeof(float);
+    // A device reference has its own copy of every output and scratch buffer.
+    const bool copied = family.def.device_reference && b.role != Buffer::Role::kInput;
+    bytes += std::uint64_t(b.count) * sizeof(float) * (copied ? 2 : 1);
   }
   if (!any_output)
     s.bad(
@@ -140,7 +181,10 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     }
   }
   OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.sampler->stream()));
-  family.def.reference(s.problem, host);
+  if (family.def.device_reference)
+    s.run_device_reference(host);
+  else
+    family.def.reference(s.problem, host);
   s.expected.resize(s.specs.size());
   for (std::size_t i = 0; i < s.specs.size(); ++i) {
     if (s.specs[i].role != Buffer::Role::kOutput) continue;
@@ -149,6 +193,15 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
           fmt::format("the reference resized buffer '{}' to {} elements (declared {}); write "
                       "the outputs in place",
                       s.specs[i].name, host[i].size(), s.specs[i].count));
+    // Every configuration would fail against a NaN, so an unwritten element is the reference's
+    // fault and is named as such, before any measurement.
+    std::size_t unwritten = 0;
+    for (const float v : host[i]) unwritten += std::isnan(v) ? 1 : 0;
+    if (unwritten > 0)
+      s.bad(fmt::format("the {} reference left {} of the {} elements of output '{}' NaN "
+                        "(unwritten, or computed as NaN); make it write every output element",
+                        family.def.device_reference ? "device" : "host", unwritten,
+                        s.specs[i].count, s.specs[i].name));
     s.expected[i] = std::move(host[i]);
   }
 }

@@ -1,8 +1,9 @@
 // Registering your own CUDA kernels with occtune (docs/user-kernels.md): a kernel family is a
 // name and a version, named integer problem dimensions, the compiled configurations (one
 // __global__ function each), their shared memory as a function of the block, the grid, the
-// buffers and a reference. occtune::main (occtune/main.hpp) then tunes it like a built-in family,
-// and occtune::launch (occtune/launch.hpp) launches the tuned winner. C++17, no CUDA headers.
+// buffers and a reference (a host function, or device work such as a simple kernel).
+// occtune::main (occtune/main.hpp) then tunes it like a built-in family, and occtune::launch
+// (occtune/launch.hpp) launches the tuned winner. C++17, no CUDA headers.
 #pragma once
 
 #include <cstddef>
@@ -97,6 +98,16 @@ struct LaunchArgs {
   std::vector<float*> buffers;
 };
 
+// What a family's device reference is handed (KernelFamily::device_reference): the problem, the
+// stream, and the buffers in declared order. The inputs are the very buffers the configurations
+// read; every output and scratch buffer is the reference's own copy, allocated by occtune and
+// filled with NaN, so the reference's results never share memory with a configuration's.
+struct ReferenceArgs {
+  const Dims* problem = nullptr;
+  void* stream = nullptr;  // a cudaStream_t
+  std::vector<float*> buffers;
+};
+
 // The CUDA runtime calls occtune makes on a configuration's function, compiled into the
 // program's own .cu code (`family.cuda = occtune::cuda_hooks();` from occtune/launch.cuh): a
 // __global__ function is known only to the CUDA runtime linked into the program that defines
@@ -138,9 +149,18 @@ struct KernelFamily {
   // Launches one configuration asynchronously; returns the cudaError_t as an int (0: success).
   std::function<int(const LaunchArgs& args)> launch;
   CudaHooks cuda;  // occtune::cuda_hooks() (occtune/launch.cuh)
-  // The expected outputs, computed on the host: `host` holds every buffer in declared order,
-  // inputs filled as on the device; the reference writes the outputs.
+  // The expected outputs, computed once per problem before any configuration runs, by exactly
+  // one of two references (setting both, or neither, is refused at registration):
+  // - `reference`, on the host: `host` holds every buffer in declared order, inputs filled as on
+  //   the device; the reference writes the outputs.
+  // - `device_reference`, on the device: launches, asynchronously on args.stream, the work that
+  //   writes every output of args.buffers from its inputs (a simple kernel of the program's own
+  //   .cu code, or a library call such as cuBLAS); returns the cudaError_t as an int (0:
+  //   success). No copy of the inputs to the host and no host arithmetic: the way to check a
+  //   problem too large for a host loop. Not timed.
+  // An output element the reference leaves NaN (unwritten) is refused before any measurement.
   std::function<void(const Dims& problem, std::vector<std::vector<float>>& host)> reference;
+  std::function<int(const ReferenceArgs& args)> device_reference;
   Comparison compare;
   // Optional work measure: floating-point operations of one launch, for GFLOP/s in tables.
   std::function<double(const Dims& problem)> flops;
@@ -153,7 +173,7 @@ struct KernelFamily {
 // Registers `family` for this process: tuning through occtune::main and launching through
 // occtune::launch. Register every family before occtune::main or the first lookup or launch.
 // Throws Error(kUsage) naming the family, the value and the fix for a bad registration (no
-// reference, no configurations, a duplicate name, a dimension or parameter spelt twice, ...).
+// reference or two kinds of it, no configurations, a duplicate name, a dimension or parameter spelt twice, ...).
 void register_family(KernelFamily family);
 
 }  // namespace occtune
