@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "autotuner/cuda/candidate_workspace.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/device_fill.cuh"
 #include "autotuner/cuda/launch_sampler.cuh"
@@ -39,6 +41,7 @@ struct UserBench::Impl {
   std::vector<Buffer> specs;
   std::vector<float*> buffers;               // device, in declared order
   std::vector<std::vector<float>> expected;  // the reference's, per buffer (outputs only)
+  CandidateWorkspace workspace;              // KernelFamily::workspace, kept for the problem
   Work work;
 
   ~Impl() {
@@ -51,9 +54,15 @@ struct UserBench::Impl {
          fmt::format("kernel family '{}' at {}: {}", family->def.name, problem.str(), what));
   }
 
-  LaunchArgs args_for(const Candidate& c, const void* function) const {
+  // The configuration's workspace, when the family asks for one (KernelFamily::workspace).
+  std::size_t workspace_need(const KernelConfig& config, Block block) const {
+    return family->def.workspace ? family->def.workspace(problem, config, block) : 0;
+  }
+
+  // The launch arguments of a candidate, with its workspace; an allocation failure is returned
+  // rather than thrown: it rules out that candidate only.
+  cudaError_t args_for(const Candidate& c, const void* function, LaunchArgs& a) {
     const auto uv = *user_variant(*c.variant);
-    LaunchArgs a;
     a.problem = &problem;
     a.config = &family->def.configs[std::size_t(uv.config)];
     a.function = function;
@@ -62,7 +71,12 @@ struct UserBench::Impl {
     a.dynamic_smem = c.dynamic_smem;
     a.stream = sampler->stream();
     a.buffers = buffers;
-    return a;
+    const std::size_t need = workspace_need(*a.config, uv.block);
+    if (auto err = workspace.take(need, c.variant->symbol, sampler->stream()); err != cudaSuccess)
+      return err;
+    a.workspace = need > 0 ? workspace.data() : nullptr;
+    a.workspace_bytes = need > 0 ? workspace.bytes() : 0;
+    return cudaSuccess;
   }
 
   // The family's device reference, run once on the inputs the configurations read, into NaN-filled
@@ -148,6 +162,14 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     const bool copied = family.def.device_reference && b.role != Buffer::Role::kInput;
     bytes += std::uint64_t(b.count) * sizeof(float) * (copied ? 2 : 1);
   }
+  // The largest configuration workspace is counted up front, though allocated on demand.
+  std::size_t most_workspace = 0;
+  for (std::size_t v = 0; v < family.variant_of.size() && family.def.workspace; ++v) {
+    const UserVariant& uv = family.variant_of[v];
+    most_workspace = std::max(
+        most_workspace, s.workspace_need(family.def.configs[std::size_t(uv.config)], uv.block));
+  }
+  bytes += most_workspace;
   if (!any_output)
     s.bad(
         "no buffer is an output, so nothing can be checked; mark the results "
@@ -231,11 +253,21 @@ Measurement UserBench::check(const Candidate& candidate) {
   const void* function = nullptr;
   cudaError_t err = s.prepare(candidate, function);
   const cudaStream_t stream = s.sampler->stream();
+  LaunchArgs args;
+  s.workspace.poison_next();  // a checked launch always starts from a poisoned workspace
+  if (err == cudaSuccess) {
+    if (auto ws = s.args_for(candidate, function, args); ws != cudaSuccess) {
+      m.outcome = Outcome::kExceedsLimits;
+      m.error = fmt::format("its workspace of {} bytes cannot be allocated: {}",
+                            s.workspace_need(*args.config, args.block), describe(ws));
+      return m;
+    }
+  }
   for (std::size_t i = 0; err == cudaSuccess && i < s.specs.size(); ++i)
     if (s.specs[i].role == Buffer::Role::kOutput)
       OCCTUNE_CUDA_CHECK(
           cudaMemsetAsync(s.buffers[i], 0xff, s.specs[i].count * sizeof(float), stream));
-  if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(s.args_for(candidate, function)));
+  if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(args));
   if (err != cudaSuccess) {
     m.outcome = classify_launch_error(err);
     m.error = describe(err);
@@ -290,7 +322,12 @@ SampleBatch UserBench::samples(const Candidate& candidate, int count) {
     batch.error = describe(err);
     return batch;
   }
-  const LaunchArgs args = s.args_for(candidate, function);
+  LaunchArgs args;
+  if (auto err = s.args_for(candidate, function, args); err != cudaSuccess) {
+    batch.outcome = Outcome::kExceedsLimits;
+    batch.error = describe(err);
+    return batch;
+  }
   auto launch = [&] { return cudaError_t(s.family->def.launch(args)); };
   return s.sampler->candidate_samples(candidate.variant->symbol, launch, count);
 }

@@ -96,6 +96,10 @@ struct LaunchArgs {
   std::size_t dynamic_smem = 0;
   void* stream = nullptr;  // a cudaStream_t
   std::vector<float*> buffers;
+  // The configuration's own scratch memory (KernelFamily::workspace), at least as many bytes as
+  // it asked for; nullptr and 0 when it asks for none.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 // What a family's device reference is handed (KernelFamily::device_reference): the problem, the
@@ -146,6 +150,15 @@ struct KernelFamily {
   std::function<Grid(const Dims& problem, const KernelConfig& config, Block block)> grid;
   // The buffers a problem needs, inputs and outputs, in the order launch sees them.
   std::function<std::vector<Buffer>(const Dims& problem)> buffers;
+  // Optional: scratch memory one launch needs that depends on the configuration or its block,
+  // in bytes (partial results of each block of a grid the configuration chooses, the slices of
+  // a split-K); a workspace of the problem alone is a Buffer of Role::kScratch instead. occtune
+  // hands it to launch as LaunchArgs::workspace: while tuning, allocated outside any timed
+  // region and NaN-filled before every checked launch and whenever another configuration used
+  // it; in occtune::launch, allocated and freed in stream order around the launch. Its contents
+  // are undefined: a kernel that accumulates into it clears it first.
+  std::function<std::size_t(const Dims& problem, const KernelConfig& config, Block block)>
+      workspace;
   // Launches one configuration asynchronously; returns the cudaError_t as an int (0: success).
   std::function<int(const LaunchArgs& args)> launch;
   CudaHooks cuda;  // occtune::cuda_hooks() (occtune/launch.cuh)
