@@ -232,6 +232,12 @@ UserBench::~UserBench() = default;
 
 const UserFamily& UserBench::family() const { return *impl_->family; }
 
+SampleBatch UserBench::reference_samples(int) {
+  fail(ExitCode::kRuntime, fmt::format("internal: the user kernel family '{}' has no speed "
+                                       "reference to sample",
+                                       impl_->family->def.name));
+}
+
 Measurement UserBench::check(const Candidate& candidate) {
   auto& s = *impl_;
   Measurement m;

@@ -12,22 +12,25 @@
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 #include "autotuner/core/user_family.hpp"
+#include "autotuner/cuda/workload.hpp"
 
 namespace occtune::cuda {
 
-class UserBench {
+class UserBench final : public Workload {
  public:
   // Throws Error(kUsage) naming the family when its buffers are not usable (none, no output, an
   // empty one), do not fit in the device's free memory, or its reference leaves an output NaN;
   // Error(kRuntime) when its device reference fails.
   UserBench(const DeviceInfo& device, const UserFamily& family, Shape problem,
             const TimingPolicy& policy);
-  ~UserBench();
+  ~UserBench() override;
   UserBench(const UserBench&) = delete;
   UserBench& operator=(const UserBench&) = delete;
 
-  Measurement check(const Candidate& candidate);
-  SampleBatch samples(const Candidate& candidate, int count);
+  Measurement check(const Candidate& candidate) override;
+  SampleBatch samples(const Candidate& candidate, int count) override;
+  // A user family has no speed reference: Error(kRuntime), which the engine never triggers.
+  SampleBatch reference_samples(int count) override;
   const UserFamily& family() const;
 
  private:
