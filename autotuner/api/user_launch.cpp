@@ -98,6 +98,7 @@ Resolved resolve(const UserFamily& f, const DeviceInfo& device, const Dims& prob
   r.choice.block = r.variant.block;
   r.choice.grid = user_grid(f, r.variant, problem);
   r.choice.dynamic_smem = f.def.smem(r.variant.block, config);
+  r.choice.workspace_bytes = f.def.workspace ? f.def.workspace(problem, config, r.variant.block) : 0;
   const UserKernel kernel = *user_kernel(r.choice.variant);
   r.function = kernel.function;
   // Opt in to large dynamic shared memory here, once, rather than on every launch.
@@ -146,8 +147,20 @@ void launch(const std::string& family, const Dims& problem, const std::vector<fl
   args.dynamic_smem = r.choice.dynamic_smem;
   args.stream = stream;
   args.buffers = buffers;
-  if (const int err = r.family->def.launch(args); err != 0)
-    cuda_failure("launching " + r.choice.variant, cudaError_t(err));
+  // The configuration's workspace lives in stream order around its launch, so concurrent
+  // launches on other streams never share it.
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (r.choice.workspace_bytes > 0) {
+    if (const cudaError_t err = cudaMallocAsync(&args.workspace, r.choice.workspace_bytes, s);
+        err != cudaSuccess)
+      cuda_failure(fmt::format("allocating the {} bytes of workspace of {}",
+                               r.choice.workspace_bytes, r.choice.variant),
+                   err);
+    args.workspace_bytes = r.choice.workspace_bytes;
+  }
+  const int err = r.family->def.launch(args);
+  if (args.workspace != nullptr) cudaFreeAsync(args.workspace, s);
+  if (err != 0) cuda_failure("launching " + r.choice.variant, cudaError_t(err));
 }
 
 }  // namespace occtune

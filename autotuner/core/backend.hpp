@@ -35,7 +35,7 @@ class MeasurementBackend {
   // must be variants of that layout.
   virtual void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) = 0;
   // Opens the problem of a user kernel family (occtune/kernel.hpp) instead of a GEMM shape:
-  // its buffers, seeded inputs and host reference. `problem` holds the family's dimensions as
+  // its buffers, seeded inputs and reference (host or device). `problem` holds the family's dimensions as
   // to_shape() writes them (autotuner/core/user_family.hpp). Candidates checked on it must be
   // that family's; there is no cuBLAS reference to sample. Throws Error(kUsage) naming the
   // family when its buffers are unusable or do not fit.

@@ -108,10 +108,15 @@ void validate(const KernelFamily& f) {
       if (f.dims[j] == f.dims[i])
         bad(n, fmt::format("dimension '{}' is named twice; name each dimension once", f.dims[i]));
   }
-  if (!f.reference)
+  if (!f.reference && !f.device_reference)
     bad(n,
         "no reference; set KernelFamily::reference to a host function that computes the "
-        "expected outputs (a result that is never checked could win while wrong)");
+        "expected outputs, or KernelFamily::device_reference to device work that writes them "
+        "(a result that is never checked could win while wrong)");
+  if (f.reference && f.device_reference)
+    bad(n,
+        "both KernelFamily::reference and KernelFamily::device_reference are set; keep one "
+        "(the outputs are checked against exactly one reference)");
   if (!f.smem)
     bad(n,
         "no smem function; set KernelFamily::smem (bytes of dynamic shared memory "

@@ -22,27 +22,21 @@ class InProcessBackend final : public MeasurementBackend {
   }
 
   void open_shape(Shape shape, Layout layout, const TimingPolicy& policy) override {
-    bench_.reset();  // free the previous shape's buffers first
-    user_.reset();
-    bench_ = std::make_unique<ShapeBench>(device_, shape, policy, layout);
+    workload_.reset();  // free the previous problem's buffers first
+    workload_ = std::make_unique<ShapeBench>(device_, shape, policy, layout);
   }
 
   void open_user_problem(const std::string& family, Shape problem,
                          const TimingPolicy& policy) override {
-    bench_.reset();
-    user_.reset();
+    workload_.reset();
     const UserFamily* f = find_user_family(family);
     if (!f) throw Error(ExitCode::kRuntime, "internal: '" + family + "' is no user kernel family");
-    user_ = std::make_unique<UserBench>(device_, *f, problem, policy);
+    workload_ = std::make_unique<UserBench>(device_, *f, problem, policy);
   }
 
-  SampleBatch reference_samples(int count) override { return bench().reference_samples(count); }
-  Measurement check(const Candidate& c) override {
-    return user_ ? user_->check(c) : bench().check(c);
-  }
-  SampleBatch samples(const Candidate& c, int count) override {
-    return user_ ? user_->samples(c, count) : bench().samples(c, count);
-  }
+  SampleBatch reference_samples(int count) override { return open().reference_samples(count); }
+  Measurement check(const Candidate& c) override { return open().check(c); }
+  SampleBatch samples(const Candidate& c, int count) override { return open().samples(c, count); }
 
   std::string description() const override { return "in-process on " + device_.uuid; }
   int throttle_reference_clock_mhz() const override {
@@ -51,14 +45,13 @@ class InProcessBackend final : public MeasurementBackend {
   }
 
  private:
-  ShapeBench& bench() {
-    if (!bench_) throw Error(ExitCode::kRuntime, "internal: no shape is open in the backend");
-    return *bench_;
+  Workload& open() {
+    if (!workload_) throw Error(ExitCode::kRuntime, "internal: no problem is open in the backend");
+    return *workload_;
   }
   DeviceInfo device_;
   RuntimeOccupancy oracle_;
-  std::unique_ptr<ShapeBench> bench_;
-  std::unique_ptr<UserBench> user_;  // instead of bench_ while a user family's problem is open
+  std::unique_ptr<Workload> workload_;  // the open GEMM shape's or user family problem's bench
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autotuner/core/element_bound.hpp"
+#include "autotuner/cuda/candidate_workspace.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/element_check.cuh"
 #include "autotuner/cuda/device_fill.cuh"
@@ -93,36 +94,17 @@ struct ShapeBench::Impl {
             lda(), ldb(), int(shape.n)};
   }
 
-  // Scratch memory of variants that need it (split-K partial sums), grown to the largest
-  // request and kept for the shape. Allocated outside any timed region. It is poisoned (NaN)
-  // whenever another variant takes it over, so no candidate can pass on what an earlier one
-  // left there.
-  DeviceBuffer<unsigned char> workspace;
-  std::string workspace_owner;
+  // Scratch memory of variants that need it (split-K partial sums), kept for the shape.
+  CandidateWorkspace workspace;
 
   // The launch arguments of `variant`, with its workspace; an allocation failure is returned
   // (and cleared) rather than thrown: it rules out that candidate only.
   cudaError_t args_for(const kernels::VariantInfo& variant, kernels::GemmArgs& out) {
     out = args();
     const size_t need = variant.workspace(int(shape.m), int(shape.n), int(shape.k));
-    if (need > workspace.count) {
-      if (workspace.ptr) OCCTUNE_CUDA_CHECK(cudaFree(workspace.ptr));
-      workspace.ptr = nullptr;
-      workspace.count = 0;
-      if (auto err = cudaMalloc(&workspace.ptr, need); err != cudaSuccess) {
-        cudaGetLastError();
-        workspace.ptr = nullptr;
-        return err;
-      }
-      workspace.count = need;
-      workspace_owner.clear();
-    }
-    if (need > 0 && workspace_owner != variant.symbol) {
-      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(workspace.ptr, 0xff, workspace.count, stream));
-      workspace_owner = variant.symbol;
-    }
-    out.workspace = reinterpret_cast<float*>(workspace.ptr);
-    out.workspace_bytes = workspace.count;
+    if (auto err = workspace.take(need, variant.symbol, stream); err != cudaSuccess) return err;
+    out.workspace = static_cast<float*>(workspace.data());
+    out.workspace_bytes = workspace.bytes();
     return cudaSuccess;
   }
 
@@ -320,7 +302,7 @@ Measurement ShapeBench::check(const Candidate& candidate) {
     return m;
   }
   kernels::GemmArgs args;
-  s.workspace_owner.clear();  // a checked launch always starts from a poisoned workspace
+  s.workspace.poison_next();  // a checked launch always starts from a poisoned workspace
   if (auto err = s.args_for(*candidate.variant, args); err != cudaSuccess) {
     m.outcome = Outcome::kExceedsLimits;
     m.error = fmt::format("its workspace of {} bytes cannot be allocated: {}",

@@ -16,16 +16,17 @@
 #include "autotuner/core/layout.hpp"
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
+#include "autotuner/cuda/workload.hpp"
 
 namespace occtune::cuda {
 
-class ShapeBench {
+class ShapeBench final : public Workload {
  public:
   // Checks the memory need against the device's free memory before allocating anything
   // (Error kUsage naming the shape when it cannot fit).
   ShapeBench(const DeviceInfo& device, Shape shape, const TimingPolicy& policy,
              Layout layout = Layout::kNN);
-  ~ShapeBench();
+  ~ShapeBench() override;
   ShapeBench(const ShapeBench&) = delete;
   ShapeBench& operator=(const ShapeBench&) = delete;
 
@@ -35,9 +36,9 @@ class ShapeBench {
   Measurement measure(const Candidate& candidate);
 
   // The pieces the tuning engine drives itself (see MeasurementBackend).
-  SampleBatch reference_samples(int count);
-  Measurement check(const Candidate& candidate);
-  SampleBatch samples(const Candidate& candidate, int count);
+  SampleBatch reference_samples(int count) override;
+  Measurement check(const Candidate& candidate) override;
+  SampleBatch samples(const Candidate& candidate, int count) override;
   // True after a sticky error (illegal address, trap): this process's context is unusable.
   bool context_lost() const;
   // The warm-up until clocks settle that the constructor ran (policy.settle_ms and

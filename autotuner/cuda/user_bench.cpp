@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "autotuner/cuda/candidate_workspace.hpp"
 #include "autotuner/cuda/cuda_check.cuh"
 #include "autotuner/cuda/device_fill.cuh"
 #include "autotuner/cuda/launch_sampler.cuh"
@@ -38,7 +40,8 @@ struct UserBench::Impl {
   std::unique_ptr<LaunchSampler> sampler;
   std::vector<Buffer> specs;
   std::vector<float*> buffers;               // device, in declared order
-  std::vector<std::vector<float>> expected;  // host reference, per buffer (outputs only)
+  std::vector<std::vector<float>> expected;  // the reference's, per buffer (outputs only)
+  CandidateWorkspace workspace;              // KernelFamily::workspace, kept for the problem
   Work work;
 
   ~Impl() {
@@ -51,9 +54,15 @@ struct UserBench::Impl {
          fmt::format("kernel family '{}' at {}: {}", family->def.name, problem.str(), what));
   }
 
-  LaunchArgs args_for(const Candidate& c, const void* function) const {
+  // The configuration's workspace, when the family asks for one (KernelFamily::workspace).
+  std::size_t workspace_need(const KernelConfig& config, Block block) const {
+    return family->def.workspace ? family->def.workspace(problem, config, block) : 0;
+  }
+
+  // The launch arguments of a candidate, with its workspace; an allocation failure is returned
+  // rather than thrown: it rules out that candidate only.
+  cudaError_t args_for(const Candidate& c, const void* function, LaunchArgs& a) {
     const auto uv = *user_variant(*c.variant);
-    LaunchArgs a;
     a.problem = &problem;
     a.config = &family->def.configs[std::size_t(uv.config)];
     a.function = function;
@@ -62,7 +71,51 @@ struct UserBench::Impl {
     a.dynamic_smem = c.dynamic_smem;
     a.stream = sampler->stream();
     a.buffers = buffers;
-    return a;
+    const std::size_t need = workspace_need(*a.config, uv.block);
+    if (auto err = workspace.take(need, c.variant->symbol, sampler->stream()); err != cudaSuccess)
+      return err;
+    a.workspace = need > 0 ? workspace.data() : nullptr;
+    a.workspace_bytes = need > 0 ? workspace.bytes() : 0;
+    return cudaSuccess;
+  }
+
+  // The family's device reference, run once on the inputs the configurations read, into NaN-filled
+  // copies of the outputs and scratch buffers; the outputs are copied into `host`.
+  void run_device_reference(std::vector<std::vector<float>>& host) const {
+    const cudaStream_t stream = sampler->stream();
+    ReferenceArgs a;
+    a.problem = &problem;
+    a.stream = stream;
+    std::vector<float*> copies;  // freed below, also when the reference fails
+    struct Free {
+      std::vector<float*>& p;
+      ~Free() {
+        for (float* x : p) OCCTUNE_CUDA_CHECK_NOTHROW(cudaFree(x));
+      }
+    } release{copies};
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].role == Buffer::Role::kInput) {
+        a.buffers.push_back(buffers[i]);
+        continue;
+      }
+      float* p = nullptr;
+      OCCTUNE_CUDA_CHECK(cudaMalloc(&p, specs[i].count * sizeof(float)));
+      copies.push_back(p);
+      a.buffers.push_back(p);
+      OCCTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0xff, specs[i].count * sizeof(float), stream));
+    }
+    cudaError_t err = cudaError_t(family->def.device_reference(a));
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess)
+      fail(ExitCode::kRuntime,
+           fmt::format("kernel family '{}' at {}: the device reference failed: {}; fix "
+                       "KernelFamily::device_reference (it must launch on args.stream and write "
+                       "every output of args.buffers)",
+                       family->def.name, problem.str(), describe(err)));
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].role == Buffer::Role::kOutput)
+        OCCTUNE_CUDA_CHECK(cudaMemcpy(host[i].data(), a.buffers[i],
+                                      specs[i].count * sizeof(float), cudaMemcpyDeviceToHost));
   }
 
   // The compiler's words when the candidate's configuration did not compile (a family compiled
@@ -105,8 +158,18 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
       s.bad(fmt::format("buffer '{}' fills from [{}, {}), an empty range; set low < high", b.name,
                         b.low, b.high));
     any_output |= b.role == Buffer::Role::kOutput;
-    bytes += std::uint64_t(b.count) * sizeof(float);
+    // A device reference has its own copy of every output and scratch buffer.
+    const bool copied = family.def.device_reference && b.role != Buffer::Role::kInput;
+    bytes += std::uint64_t(b.count) * sizeof(float) * (copied ? 2 : 1);
   }
+  // The largest configuration workspace is counted up front, though allocated on demand.
+  std::size_t most_workspace = 0;
+  for (std::size_t v = 0; v < family.variant_of.size() && family.def.workspace; ++v) {
+    const UserVariant& uv = family.variant_of[v];
+    most_workspace = std::max(
+        most_workspace, s.workspace_need(family.def.configs[std::size_t(uv.config)], uv.block));
+  }
+  bytes += most_workspace;
   if (!any_output)
     s.bad(
         "no buffer is an output, so nothing can be checked; mark the results "
@@ -140,7 +203,10 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
     }
   }
   OCCTUNE_CUDA_CHECK(cudaStreamSynchronize(s.sampler->stream()));
-  family.def.reference(s.problem, host);
+  if (family.def.device_reference)
+    s.run_device_reference(host);
+  else
+    family.def.reference(s.problem, host);
   s.expected.resize(s.specs.size());
   for (std::size_t i = 0; i < s.specs.size(); ++i) {
     if (s.specs[i].role != Buffer::Role::kOutput) continue;
@@ -149,6 +215,15 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
           fmt::format("the reference resized buffer '{}' to {} elements (declared {}); write "
                       "the outputs in place",
                       s.specs[i].name, host[i].size(), s.specs[i].count));
+    // Every configuration would fail against a NaN, so an unwritten element is the reference's
+    // fault and is named as such, before any measurement.
+    std::size_t unwritten = 0;
+    for (const float v : host[i]) unwritten += std::isnan(v) ? 1 : 0;
+    if (unwritten > 0)
+      s.bad(fmt::format("the {} reference left {} of the {} elements of output '{}' NaN "
+                        "(unwritten, or computed as NaN); make it write every output element",
+                        family.def.device_reference ? "device" : "host", unwritten,
+                        s.specs[i].count, s.specs[i].name));
     s.expected[i] = std::move(host[i]);
   }
 }
@@ -156,6 +231,12 @@ UserBench::UserBench(const DeviceInfo& device, const UserFamily& family, Shape s
 UserBench::~UserBench() = default;
 
 const UserFamily& UserBench::family() const { return *impl_->family; }
+
+SampleBatch UserBench::reference_samples(int) {
+  fail(ExitCode::kRuntime, fmt::format("internal: the user kernel family '{}' has no speed "
+                                       "reference to sample",
+                                       impl_->family->def.name));
+}
 
 Measurement UserBench::check(const Candidate& candidate) {
   auto& s = *impl_;
@@ -178,11 +259,21 @@ Measurement UserBench::check(const Candidate& candidate) {
   const void* function = nullptr;
   cudaError_t err = s.prepare(candidate, function);
   const cudaStream_t stream = s.sampler->stream();
+  LaunchArgs args;
+  s.workspace.poison_next();  // a checked launch always starts from a poisoned workspace
+  if (err == cudaSuccess) {
+    if (auto ws = s.args_for(candidate, function, args); ws != cudaSuccess) {
+      m.outcome = Outcome::kExceedsLimits;
+      m.error = fmt::format("its workspace of {} bytes cannot be allocated: {}",
+                            s.workspace_need(*args.config, args.block), describe(ws));
+      return m;
+    }
+  }
   for (std::size_t i = 0; err == cudaSuccess && i < s.specs.size(); ++i)
     if (s.specs[i].role == Buffer::Role::kOutput)
       OCCTUNE_CUDA_CHECK(
           cudaMemsetAsync(s.buffers[i], 0xff, s.specs[i].count * sizeof(float), stream));
-  if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(s.args_for(candidate, function)));
+  if (err == cudaSuccess) err = cudaError_t(s.family->def.launch(args));
   if (err != cudaSuccess) {
     m.outcome = classify_launch_error(err);
     m.error = describe(err);
@@ -237,7 +328,12 @@ SampleBatch UserBench::samples(const Candidate& candidate, int count) {
     batch.error = describe(err);
     return batch;
   }
-  const LaunchArgs args = s.args_for(candidate, function);
+  LaunchArgs args;
+  if (auto err = s.args_for(candidate, function, args); err != cudaSuccess) {
+    batch.outcome = Outcome::kExceedsLimits;
+    batch.error = describe(err);
+    return batch;
+  }
   auto launch = [&] { return cudaError_t(s.family->def.launch(args)); };
   return s.sampler->candidate_samples(candidate.variant->symbol, launch, count);
 }

@@ -1,7 +1,8 @@
 // Measures the candidates of a user kernel family (occtune/kernel.hpp) on one problem: the
-// family's buffers allocated, its inputs filled with seeded random values, its host reference
-// computed once on copies of them, every output NaN-poisoned before each checked launch and
-// compared with the family's norm and tolerance; samples timed like a GEMM's (LaunchSampler).
+// family's buffers allocated, its inputs filled with seeded random values, its reference run
+// once (on host copies of them, or on the device into copies of the outputs), every output
+// NaN-poisoned before each checked launch and compared with the family's norm and tolerance;
+// samples timed like a GEMM's (LaunchSampler).
 #pragma once
 
 #include <memory>
@@ -11,21 +12,25 @@
 #include "autotuner/core/measurement.hpp"
 #include "autotuner/core/shape.hpp"
 #include "autotuner/core/user_family.hpp"
+#include "autotuner/cuda/workload.hpp"
 
 namespace occtune::cuda {
 
-class UserBench {
+class UserBench final : public Workload {
  public:
   // Throws Error(kUsage) naming the family when its buffers are not usable (none, no output, an
-  // empty one) or do not fit in the device's free memory.
+  // empty one), do not fit in the device's free memory, or its reference leaves an output NaN;
+  // Error(kRuntime) when its device reference fails.
   UserBench(const DeviceInfo& device, const UserFamily& family, Shape problem,
             const TimingPolicy& policy);
-  ~UserBench();
+  ~UserBench() override;
   UserBench(const UserBench&) = delete;
   UserBench& operator=(const UserBench&) = delete;
 
-  Measurement check(const Candidate& candidate);
-  SampleBatch samples(const Candidate& candidate, int count);
+  Measurement check(const Candidate& candidate) override;
+  SampleBatch samples(const Candidate& candidate, int count) override;
+  // A user family has no speed reference: Error(kRuntime), which the engine never triggers.
+  SampleBatch reference_samples(int count) override;
   const UserFamily& family() const;
 
  private:

@@ -19,10 +19,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   for (auto& v : x) v = uniform(rng);
-  const std::size_t partials = std::size_t(n + reduction::kMinThreads - 1) / reduction::kMinThreads;
-  float *d_x = nullptr, *d_partial = nullptr, *d_sum = nullptr;
+  float *d_x = nullptr, *d_sum = nullptr;  // the partial sums are the configuration's workspace
   if (cudaMalloc(&d_x, x.size() * sizeof(float)) != cudaSuccess ||
-      cudaMalloc(&d_partial, partials * sizeof(float)) != cudaSuccess ||
       cudaMalloc(&d_sum, sizeof(float)) != cudaSuccess) {
     std::fprintf(stderr, "reduction_app: cudaMalloc failed\n");
     return 4;
@@ -30,10 +28,12 @@ int main(int argc, char** argv) {
   cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
   try {
     const occtune::LaunchChoice c = occtune::launch_prepare("reduction", problem);
-    std::printf("reduction %s: %s, %d threads, %lld blocks, %zu B shared memory, %s\n",
+    std::printf("reduction %s: %s, %d threads, %lld blocks, %zu B shared memory, %zu B "
+                "workspace, %s\n",
                 problem.str().c_str(), c.variant.c_str(), c.block.threads(),
-                static_cast<long long>(c.grid.x), c.dynamic_smem, c.how.c_str());
-    occtune::launch("reduction", problem, {d_x, d_partial, d_sum});
+                static_cast<long long>(c.grid.x), c.dynamic_smem, c.workspace_bytes,
+                c.how.c_str());
+    occtune::launch("reduction", problem, {d_x, d_sum});
   } catch (const occtune::Error& e) {
     std::fprintf(stderr, "reduction_app: %s\n", e.what());
     return int(e.code());
@@ -49,7 +49,6 @@ int main(int argc, char** argv) {
   std::printf("sum %.8g, host %.8g, relative error %.3g (%s)\n", double(sum), expected, rel,
               rel <= reduction::kTolerance ? "ok" : "WRONG");
   cudaFree(d_x);
-  cudaFree(d_partial);
   cudaFree(d_sum);
   return rel <= reduction::kTolerance ? 0 : 1;
 }

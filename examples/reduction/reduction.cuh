@@ -1,7 +1,7 @@
 // A block reduction (the sum of n floats) registered as an occtune kernel family: each thread
 // adds `ept` elements (elements per thread, the tuned parameter), the block reduces its
-// threads' sums in threads * 4 bytes of dynamic shared memory, writes one partial sum, and one
-// block of a second kernel adds the partial sums. The block (a power of two, 1D) comes from the
+// threads' sums in threads * 4 bytes of dynamic shared memory, writes one partial sum into the
+// configuration's workspace, and one block of a second kernel adds the partial sums. The block (a power of two, 1D) comes from the
 // occupancy API. Shared by the tuning harness (tuner.cu) and the application (app.cu).
 #pragma once
 
@@ -47,7 +47,6 @@ __global__ void finish_sum(const float* __restrict__ partial, float* __restrict_
 }
 
 constexpr int kMinThreads = 32;
-constexpr int kMinEpt = 1;
 
 // Inputs in [0, 1): every partial sum is positive, so float's error is bounded relative to the
 // sum: pairwise (tree) summation of n terms, each thread adding `ept` first, errs by at most
@@ -81,23 +80,27 @@ inline occtune::KernelFamily family() {
     return occtune::Grid{(p["n"] + per_block - 1) / per_block, 1, 1};
   };
   f.buffers = [](const occtune::Dims& p) {
-    const auto n = std::size_t(p["n"]);
-    const std::size_t most_blocks = (n + kMinThreads * kMinEpt - 1) / (kMinThreads * kMinEpt);
     return std::vector<occtune::Buffer>{
-        {"x", n, occtune::Buffer::Role::kInput, 0.0f, 1.0f},
-        {"partial", most_blocks, occtune::Buffer::Role::kScratch},
+        {"x", std::size_t(p["n"]), occtune::Buffer::Role::kInput, 0.0f, 1.0f},
         {"sum", 1, occtune::Buffer::Role::kOutput}};
   };
+  // One partial sum per block: as many as this configuration's grid has, so the workspace is
+  // the configuration's (occtune allocates it; the application passes only x and sum).
+  f.workspace = [grid = f.grid](const occtune::Dims& p, const occtune::KernelConfig& c,
+                                occtune::Block b) {
+    return std::size_t(grid(p, c, b).x) * sizeof(float);
+  };
   f.launch = [](const occtune::LaunchArgs& a) {
-    const int err = occtune::launch_kernel(a, static_cast<const float*>(a.buffers[0]),
-                                           a.buffers[1], static_cast<long long>((*a.problem)["n"]));
+    float* partial = static_cast<float*>(a.workspace);
+    const int err = occtune::launch_kernel(a, static_cast<const float*>(a.buffers[0]), partial,
+                                           static_cast<long long>((*a.problem)["n"]));
     if (err != 0) return err;
     finish_sum<<<1, 1024, 0, static_cast<cudaStream_t>(a.stream)>>>(
-        a.buffers[1], a.buffers[2], static_cast<long long>(a.grid.x));
+        partial, a.buffers[1], static_cast<long long>(a.grid.x));
     return int(cudaGetLastError());
   };
   f.reference = [](const occtune::Dims&, std::vector<std::vector<float>>& host) {
-    host[2][0] = float(reference_sum(host[0]));
+    host[1][0] = float(reference_sum(host[0]));
   };
   f.compare = {occtune::Comparison::Norm::kRelativeFrobenius, kTolerance};
   f.flops = [](const occtune::Dims& p) { return double(p["n"]); };

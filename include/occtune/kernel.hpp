@@ -1,8 +1,9 @@
 // Registering your own CUDA kernels with occtune (docs/user-kernels.md): a kernel family is a
 // name and a version, named integer problem dimensions, the compiled configurations (one
 // __global__ function each), their shared memory as a function of the block, the grid, the
-// buffers and a reference. occtune::main (occtune/main.hpp) then tunes it like a built-in family,
-// and occtune::launch (occtune/launch.hpp) launches the tuned winner. C++17, no CUDA headers.
+// buffers and a reference (a host function, or device work such as a simple kernel).
+// occtune::main (occtune/main.hpp) then tunes it like a built-in family, and occtune::launch
+// (occtune/launch.hpp) launches the tuned winner. C++17, no CUDA headers.
 #pragma once
 
 #include <cstddef>
@@ -97,6 +98,20 @@ struct LaunchArgs {
   std::size_t dynamic_smem = 0;
   void* stream = nullptr;  // a cudaStream_t
   std::vector<float*> buffers;
+  // The configuration's own scratch memory (KernelFamily::workspace), at least as many bytes as
+  // it asked for; nullptr and 0 when it asks for none.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+// What a family's device reference is handed (KernelFamily::device_reference): the problem, the
+// stream, and the buffers in declared order. The inputs are the very buffers the configurations
+// read; every output and scratch buffer is the reference's own copy, allocated by occtune and
+// filled with NaN, so the reference's results never share memory with a configuration's.
+struct ReferenceArgs {
+  const Dims* problem = nullptr;
+  void* stream = nullptr;  // a cudaStream_t
+  std::vector<float*> buffers;
 };
 
 // The CUDA runtime calls occtune makes on a configuration's function, compiled into the
@@ -137,12 +152,30 @@ struct KernelFamily {
   std::function<Grid(const Dims& problem, const KernelConfig& config, Block block)> grid;
   // The buffers a problem needs, inputs and outputs, in the order launch sees them.
   std::function<std::vector<Buffer>(const Dims& problem)> buffers;
+  // Optional: scratch memory one launch needs that depends on the configuration or its block,
+  // in bytes (partial results of each block of a grid the configuration chooses, the slices of
+  // a split-K); a workspace of the problem alone is a Buffer of Role::kScratch instead. occtune
+  // hands it to launch as LaunchArgs::workspace: while tuning, allocated outside any timed
+  // region and NaN-filled before every checked launch and whenever another configuration used
+  // it; in occtune::launch, allocated and freed in stream order around the launch. Its contents
+  // are undefined: a kernel that accumulates into it clears it first.
+  std::function<std::size_t(const Dims& problem, const KernelConfig& config, Block block)>
+      workspace;
   // Launches one configuration asynchronously; returns the cudaError_t as an int (0: success).
   std::function<int(const LaunchArgs& args)> launch;
   CudaHooks cuda;  // occtune::cuda_hooks() (occtune/launch.cuh)
-  // The expected outputs, computed on the host: `host` holds every buffer in declared order,
-  // inputs filled as on the device; the reference writes the outputs.
+  // The expected outputs, computed once per problem before any configuration runs, by exactly
+  // one of two references (setting both, or neither, is refused at registration):
+  // - `reference`, on the host: `host` holds every buffer in declared order, inputs filled as on
+  //   the device; the reference writes the outputs.
+  // - `device_reference`, on the device: launches, asynchronously on args.stream, the work that
+  //   writes every output of args.buffers from its inputs (a simple kernel of the program's own
+  //   .cu code, or a library call such as cuBLAS); returns the cudaError_t as an int (0:
+  //   success). No copy of the inputs to the host and no host arithmetic: the way to check a
+  //   problem too large for a host loop. Not timed.
+  // An output element the reference leaves NaN (unwritten) is refused before any measurement.
   std::function<void(const Dims& problem, std::vector<std::vector<float>>& host)> reference;
+  std::function<int(const ReferenceArgs& args)> device_reference;
   Comparison compare;
   // Optional work measure: floating-point operations of one launch, for GFLOP/s in tables.
   std::function<double(const Dims& problem)> flops;
@@ -155,7 +188,7 @@ struct KernelFamily {
 // Registers `family` for this process: tuning through occtune::main and launching through
 // occtune::launch. Register every family before occtune::main or the first lookup or launch.
 // Throws Error(kUsage) naming the family, the value and the fix for a bad registration (no
-// reference, no configurations, a duplicate name, a dimension or parameter spelt twice, ...).
+// reference or two kinds of it, no configurations, a duplicate name, a dimension or parameter spelt twice, ...).
 void register_family(KernelFamily family);
 
 }  // namespace occtune

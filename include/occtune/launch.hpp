@@ -22,6 +22,7 @@ struct LaunchChoice {
   Block block;
   Grid grid;
   std::size_t dynamic_smem = 0;
+  std::size_t workspace_bytes = 0;  // KernelFamily::workspace, allocated around each launch
   bool measured = false;  // false: the occupancy heuristic chose it, nothing was measured
   std::string how;        // "exact (measured on GPU-...)", "heuristic on this device (...)"
 };

@@ -2,11 +2,15 @@
 // one family "ufaults" whose configurations copy their input correctly (mode 0), write a wrong
 // result (1), write through a bad address (2) or never finish (3). Its version is
 // $UFAULTS_VERSION (default 1), so the test can change it between tune and query; with
-// $UFAULTS_NO_REFERENCE set it registers without a reference (refused: exit 2).
+// $UFAULTS_NO_REFERENCE set it registers without a reference (refused: exit 2). The reference is
+// a host copy, or with $UFAULTS_REFERENCE=device a copy kernel on the device (=both: the two
+// at once, refused; =unwritten: a device reference that writes nothing, refused at the tune).
+// $UFAULTS_MODES (e.g. "01") keeps only those configurations, for a tune without a worker.
 #include <occtune/launch.cuh>
 #include <occtune/main.hpp>
 
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace {
@@ -19,6 +23,19 @@ __global__ void ufaults_kernel(const float* in, float* out, int n) {
     }
   if (MODE == 2 && i == 0) *reinterpret_cast<volatile float*>(8) = 1.0f;  // illegal address
   if (i < n) out[i] = MODE == 1 ? in[i] + 1.0f : in[i];
+}
+
+// The device reference: a plain copy, launched as an application would launch it.
+__global__ void ufaults_reference(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+int device_copy(const occtune::ReferenceArgs& a) {
+  const int n = int((*a.problem)["n"]);
+  ufaults_reference<<<(n + 255) / 256, 256, 0, static_cast<cudaStream_t>(a.stream)>>>(
+      a.buffers[0], a.buffers[1], n);
+  return int(cudaGetLastError());
 }
 
 occtune::KernelFamily family() {
@@ -60,6 +77,21 @@ int main(int argc, char** argv) {
   return occtune::main(argc, argv, [] {
     occtune::KernelFamily f = family();
     if (std::getenv("UFAULTS_NO_REFERENCE")) f.reference = nullptr;  // a bad registration
+    const char* kind = std::getenv("UFAULTS_REFERENCE");
+    const std::string reference = kind ? kind : "";
+    if (reference == "device" || reference == "both") f.device_reference = &device_copy;
+    if (reference == "device") f.reference = nullptr;
+    if (const char* modes = std::getenv("UFAULTS_MODES")) {
+      std::vector<occtune::KernelConfig> kept;
+      for (auto& c : f.configs)
+        if (std::string(modes).find(char('0' + c.param("mode"))) != std::string::npos)
+          kept.push_back(std::move(c));
+      f.configs = std::move(kept);
+    }
+    if (reference == "unwritten") {
+      f.reference = nullptr;
+      f.device_reference = [](const occtune::ReferenceArgs&) { return 0; };
+    }
     occtune::register_family(std::move(f));
   });
 }

@@ -98,6 +98,10 @@ const bool registered = [] {
   KernelFamily zero = valid("uzerogrid");  // a grid of zero blocks for every problem
   zero.grid = [](const Dims&, const KernelConfig&, Block) { return Grid{0, 1, 1}; };
   register_family(zero);
+  KernelFamily device_checked = valid("udevref");  // checked by device work, not a host loop
+  device_checked.reference = nullptr;
+  device_checked.device_reference = [](const ReferenceArgs&) { return 0; };
+  register_family(device_checked);
   return true;
 }();
 
@@ -151,6 +155,24 @@ TEST(UserKernelRegistration, EveryBadInputNamesTheFamilyTheValueAndTheFix) {
   f = valid("bad1");
   f.grid = nullptr;
   EXPECT_THAT(refusal(f), HasSubstr("no grid function"));
+}
+
+// A family is checked against exactly one reference: on the host or on the device.
+TEST(UserKernelRegistration, AFamilyNeedsExactlyOneKindOfReference) {
+  KernelFamily f = valid("bad1");
+  f.reference = nullptr;
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("kernel family 'bad1': no reference"),
+                                HasSubstr("KernelFamily::reference"),
+                                HasSubstr("or KernelFamily::device_reference")));
+  f.device_reference = [](const ReferenceArgs&) { return 0; };
+  f.reference = [](const Dims&, std::vector<std::vector<float>>&) {};
+  EXPECT_THAT(refusal(f), AllOf(HasSubstr("kernel family 'bad1': both KernelFamily::reference "
+                                          "and KernelFamily::device_reference are set"),
+                                HasSubstr("keep one")));
+  // A device reference alone is a valid registration ("udevref", registered above).
+  ASSERT_NE(find_user_family("udevref"), nullptr);
+  EXPECT_TRUE(find_user_family("udevref")->def.device_reference);
+  EXPECT_FALSE(find_user_family("udevref")->def.reference);
 }
 
 TEST(UserKernelRegistration, ABadAspectIsRefusedWithItsValueAndTheFix) {
