@@ -1,6 +1,6 @@
-// Every registered variant of the tile-based families (issue #3), of the small-M/N and stream-K
-// families (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
-// tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
+// Every registered variant of the tile-based families (issue #3), of the small-M/N, stream-K
+// and repacked families (issue #18) and of tiled_dynamic and naive, in its operand layout
+// (issue #12: nn, nt, tn, tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
 // double-precision reference on shapes with partial tiles in M, N and K, K below the slab
 // depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
 // whose padding holds NaN; bitwise identical whatever order the threads run in and whenever the
@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 // The emulator defines the CUDA built-ins the kernel headers use, so it comes first.
@@ -21,6 +22,7 @@
 #include "kernels/pipelined.cuh"
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/repacked.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/splitk.cuh"
 #include "kernels/streamk.cuh"
@@ -161,18 +163,35 @@ struct BlockOf<V, std::void_t<decltype(V::block())>> {
   static dim3 block() { return V::block(); }
 };
 
+// A repacked variant (issue #18, kernels/repacked.cuh) over V: one workspace holding the
+// operand copies and then `inner_bytes` for V (NaN, a guard page after it), the copy pass run
+// item by item as the device's copy kernel does, and the arguments V then computes on.
+struct Repacking {
+  std::unique_ptr<emu::GuardedBuffer> workspace;
+
+  GemmArgs prepare(GemmArgs args, Layout layout, bool repacked, std::size_t inner_bytes) {
+    const std::size_t front =
+        repacked ? repack::operand_bytes(layout, args.m, args.n, args.k) : 0;
+    if (front + inner_bytes == 0) return args;
+    workspace = std::make_unique<emu::GuardedBuffer>((front + inner_bytes) / sizeof(float));
+    args.workspace = workspace->data();
+    args.workspace_bytes = front + inner_bytes;
+    if (!repacked) return args;
+    const repack::Plan plan = repack::plan(layout, args);
+    for (const repack::Job* job : {&plan.a, &plan.b})
+      for (long long i = 0; i < job->items(); ++i) repack::copy_item(*job, i);
+    return plan.inner;
+  }
+};
+
 template <class V>
-Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
+Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing,
+                    bool repacked = false) {
   constexpr TileParams kP = V::kParams;
   std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
-  GemmArgs args = pr.args();
-  std::unique_ptr<emu::GuardedBuffer> workspace;
-  if constexpr (kP.splits > 1) {
-    const std::size_t bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
-    workspace = std::make_unique<emu::GuardedBuffer>(bytes / sizeof(float));
-    args.workspace = workspace->data();
-    args.workspace_bytes = bytes;
-  }
+  Repacking copies;
+  const GemmArgs args =
+      copies.prepare(pr.args(), V::kLayout, repacked, tile_workspace_bytes(kP, pr.s.m, pr.s.n));
   const dim3 grid(unsigned((pr.s.n + kP.bn - 1) / kP.bn), unsigned((pr.s.m + kP.bm - 1) / kP.bm),
                   unsigned(kP.splits));
   Outcome out;
@@ -214,8 +233,10 @@ bool bitwise_equal(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
 }
 
+// repacked: V run as the inner variant of a repacked one (kernels/repacked.cuh), after the
+// copy pass, on the same shapes plus odd ones with K a few slabs past 1000 (K % 4 = 1 and 3).
 template <class V>
-void check_variant(const std::string& symbol) {
+void check_variant(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
   std::vector<Shape3> shapes = {
       {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // partial tiles everywhere, a K residue
@@ -223,6 +244,10 @@ void check_variant(const std::string& symbol) {
       {5, 7, 3},                                  // smaller than one tile, K below the slab
       {1, 1, 1},
   };
+  if (repacked) {
+    shapes.push_back({kP.bm + 17, 17, 1001});
+    shapes.push_back({17, kP.bn + 1, 1027});
+  }
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
@@ -262,7 +287,7 @@ void check_variant(const std::string& symbol) {
                                (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
                                " alpha " + std::to_string(run.alpha) + " beta " +
                                std::to_string(run.beta);
-      Outcome out = run_variant<V>(*pr, run.order, run.timing);
+      Outcome out = run_variant<V>(*pr, run.order, run.timing, repacked);
       ASSERT_EQ(out.error, "") << what;
       bool padding_untouched = false;
       const double err = relative_error(*pr, out.c, padding_untouched);
@@ -281,18 +306,17 @@ void check_variant(const std::string& symbol) {
 // fix-up kernel's 256 threads for every stream-K tile, with the workspace the plan asks for
 // (NaN, a guard page after it; none at all when no tile is split).
 template <class V>
-Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing) {
+Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing,
+                    bool repacked = false) {
   constexpr TileParams kP = V::kParams;
   std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
-  GemmArgs args = pr.args();
-  const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, pr.s.k, blocks);
+  // Repacked, the inner launch sees K rounded up to a multiple of 4 (kernels/repacked.cuh).
+  const int k = repacked ? repack::round4(pr.s.k) : pr.s.k;
+  const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, k, blocks);
   const long long floats = plan.workspace_floats(kP.bm, kP.bn);
-  std::unique_ptr<emu::GuardedBuffer> workspace;
-  if (floats > 0) {
-    workspace = std::make_unique<emu::GuardedBuffer>(std::size_t(floats));
-    args.workspace = workspace->data();
-    args.workspace_bytes = std::size_t(floats) * sizeof(float);
-  }
+  Repacking copies;
+  const GemmArgs args =
+      copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(floats) * sizeof(float));
   Outcome out;
   out.error = emu::run_grid(
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
@@ -310,7 +334,7 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
 // in every thread order and copy timing; the split-heavy grid also on padded and shifted
 // storage and with alpha/beta. A grid of one block computes each tile as Pipelined does.
 template <class V>
-void check_streamk(const std::string& symbol) {
+void check_streamk(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
   const Shape3 shapes[] = {
       {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // 6 tiles of 4 slabs, partial everywhere
@@ -333,7 +357,8 @@ void check_streamk(const std::string& symbol) {
                        {&kPadded, emu::Order::kForward, emu::CopyTiming::kLazy, -1.5f, 0.75f},
                        {&kShifted, emu::Order::kReverse, emu::CopyTiming::kEager, 2.0f, 0.0f}};
   for (auto shape : shapes) {
-    const StreamKPlan one = V::make_plan(shape.m, shape.n, shape.k, 1);
+    const StreamKPlan one =
+        V::make_plan(shape.m, shape.n, repacked ? repack::round4(shape.k) : shape.k, 1);
     const int all = int(one.tiles * one.iters);
     for (int blocks : {1, 5, 7, all + 3}) {
       for (const Run* runs : {&same[0], &other[0]}) {
@@ -351,7 +376,7 @@ void check_streamk(const std::string& symbol) {
                                    (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
                                    " alpha " + std::to_string(run.alpha) + " beta " +
                                    std::to_string(run.beta);
-          Outcome out = run_streamk<V>(pr, blocks, run.order, run.timing);
+          Outcome out = run_streamk<V>(pr, blocks, run.order, run.timing, repacked);
           ASSERT_EQ(out.error, "") << what;
           bool padding_untouched = false;
           EXPECT_LT(relative_error(pr, out.c, padding_untouched), 1e-5) << what;
@@ -366,13 +391,37 @@ void check_streamk(const std::string& symbol) {
             using Whole = PipelinedIn<V::kLayout, kP.bm, kP.bn, kP.bk, kP.tm, kP.tn, kP.wm,
                                       kP.wn, kP.stages, kP.areg, kP.order>;
             Problem again(shape, V::kLayout, *run.storage, run.alpha, run.beta);
-            EXPECT_TRUE(bitwise_equal(out.c, run_variant<Whole>(again, run.order, run.timing).c))
+            EXPECT_TRUE(bitwise_equal(
+                out.c, run_variant<Whole>(again, run.order, run.timing, repacked).c))
                 << what << ": one block should sum each tile as the pipelined kernel does";
           }
         }
       }
     }
   }
+}
+
+template <class V>
+void check_variant(const std::string& symbol) {
+  check_variant<V>(symbol, false);
+}
+template <class V>
+void check_streamk(const std::string& symbol) {
+  check_streamk<V>(symbol, false);
+}
+
+// A repacked variant (issue #18): its inner variant's check, run after the copy pass.
+template <class V, class = void>
+struct IsStreamK : std::false_type {};
+template <class V>
+struct IsStreamK<V, std::void_t<decltype(&V::make_plan)>> : std::true_type {};
+
+template <class V>
+void check_repacked(const std::string& symbol) {
+  if constexpr (IsStreamK<V>::value)
+    check_streamk<V>(symbol, true);
+  else
+    check_variant<V>(symbol, true);
 }
 
 struct Case {
@@ -433,6 +482,10 @@ const std::vector<Case>& cases() {
                  &check_streamk<TT<__VA_ARGS__>>});
     OCCTUNE_STREAMK_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                   \
+  out.push_back({repacked_symbol(without_spaces(#__VA_ARGS__)), &check_repacked<__VA_ARGS__>});
+    OCCTUNE_REPACKED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
     // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
     // same body from static shared memory, which the emulator cannot share between fibers).
 #define OCCTUNE_TEXTBOOK(Nn, W)                                                                 \
@@ -475,12 +528,14 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   for (auto& c : cases())
     if (c.symbol.find("Tiled") == std::string::npos && c.symbol.find("Naive") == std::string::npos)
       emulated.insert(c.symbol);
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
+  for (auto* family :
+       {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
     for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
   // Every registered layout of a tile family is covered, and every family has all four.
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
+  for (auto* family :
+       {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
     for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
 }
 
