@@ -1,11 +1,12 @@
 // Every registered variant of the tile-based families (issue #3), of the small-M/N, stream-K
 // and repacked families (issue #18) and of tiled_dynamic and naive, in its operand layout
-// (issue #12: nn, nt, tn, tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
-// double-precision reference on shapes with partial tiles in M, N and K, K below the slab
-// depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
-// whose padding holds NaN; bitwise identical whatever order the threads run in and whenever the
-// async copies land; never writing outside C, never faulting past an allocation or the shared
-// memory it declared.
+// (issue #12: nn, nt, tn, tt), run on the host emulator (tests/support/kernel_emulator.hpp),
+// no GPU needed: against a double-precision reference on shapes with partial tiles in M, N and
+// K, K below the slab depth and whole tiles; with exact, padded (misaligned) and shifted
+// (misaligned base) storage whose padding holds NaN; bitwise identical whatever order the
+// threads run in and whenever the async copies land; never writing outside C, never faulting
+// past an allocation or the shared memory it declared. Repacked variants run their copy pass
+// first, and their copy plan and registry metadata are checked on their own.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "tests/support/kernel_emulator.hpp"
 
 #include "kernels/coarsened.cuh"
+#include "kernels/kernel_manifest.hpp"
 #include "kernels/pipelined.cuh"
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
@@ -537,6 +539,97 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   for (auto* family :
        {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
     for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
+}
+
+// The copy plan of a repacked launch (issue #18): K % 4 != 0 copies both operands and pads K
+// (the zero padding must exist in both); with K aligned only a misaligned operand (leading
+// dimension or base) is copied and K is unchanged; a copy keeps the stored layout with its row
+// length rounded up to a multiple of 4; the inner workspace follows the copies.
+TEST(Repacked, PlanCopiesWhatTheFloat4PathsCannotRead) {
+  emu::GuardedBuffer a(4096), b(4096), c(4096), ws(4096);
+  GemmArgs p{a.data(), b.data(), c.data(), 8, 8, 6, 6, 8, 8};
+  p.workspace = ws.data();
+  p.workspace_bytes = ws.size() * sizeof(float);
+  repack::Plan plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.inner.k, 8);
+  EXPECT_EQ(plan.a.dst, plan.inner.a);
+  EXPECT_EQ(plan.a.dst, ws.data());
+  EXPECT_EQ(plan.inner.lda, 8);
+  EXPECT_EQ(plan.a.dst_rows, 8);
+  ASSERT_NE(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.b.dst_rows, 8);  // K rows of B, padded from 6
+  EXPECT_EQ(plan.inner.ldb, 8);
+  const std::size_t front = repack::operand_bytes(Layout::kNN, 8, 8, 6);
+  EXPECT_EQ(plan.inner.workspace, ws.data() + front / sizeof(float));
+  EXPECT_EQ(plan.inner.workspace_bytes, p.workspace_bytes - front);
+
+  p.k = 8;
+  p.lda = 8;
+  p.ldb = 9;  // only B is misaligned
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.inner.k, 8);
+  EXPECT_EQ(plan.a.dst, nullptr);
+  EXPECT_EQ(plan.inner.a, a.data());
+  EXPECT_EQ(plan.inner.lda, 8);
+  ASSERT_NE(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.inner.ldb, 8);
+  EXPECT_EQ(plan.a.items() + plan.b.items(), 8 * 8 / 4);
+
+  p.ldb = 8;
+  p.a = a.data() + 1;  // only A's base is misaligned
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_NE(plan.a.dst, nullptr);
+  EXPECT_EQ(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.inner.b, b.data());
+
+  p.a = a.data();  // all aligned: the inner variant runs on the operands themselves
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.a.items() + plan.b.items(), 0);
+  EXPECT_EQ(plan.inner.a, a.data());
+  EXPECT_EQ(plan.inner.b, b.data());
+
+  // op(A) = T: A is stored K x M; M = 5 becomes a leading dimension of 8, K = 7 becomes 8 rows.
+  GemmArgs t{a.data(), b.data(), c.data(), 5, 8, 7, 5, 8, 8};
+  t.workspace = ws.data();
+  t.workspace_bytes = p.workspace_bytes;
+  plan = repack::plan(Layout::kTN, t);
+  EXPECT_EQ(plan.a.rows, 7);
+  EXPECT_EQ(plan.a.cols, 5);
+  EXPECT_EQ(plan.a.dst_rows, 8);
+  EXPECT_EQ(plan.inner.lda, 8);
+  EXPECT_EQ(plan.inner.k, 8);
+}
+
+// A repacked variant is its inner variant's kernel after a copy pass: same launch metadata and
+// layout, the inner's build-time resources (the manifest knows no Repacked<...> kernel), and a
+// workspace of both copies followed by the inner's own at K rounded up to a multiple of 4.
+TEST(Repacked, VariantsAreTheirInnerVariantsKernel) {
+  const auto repacked = all_variants_of("repacked");
+  ASSERT_GE(repacked.size(), 10u);
+  for (auto* v : repacked) {
+    const std::string prefix = "Repacked<";
+    ASSERT_EQ(v->symbol.rfind(prefix, 0), 0u) << v->symbol;
+    const std::string inner_symbol =
+        v->symbol.substr(prefix.size(), v->symbol.size() - prefix.size() - 1);
+    const VariantInfo* inner = nullptr;
+    for (auto& x : variants())
+      if (x.symbol == inner_symbol) inner = &x;
+    ASSERT_NE(inner, nullptr) << v->symbol;
+    EXPECT_NE(inner->family, "repacked");
+    EXPECT_EQ(v->layout, inner->layout) << v->symbol;
+    EXPECT_EQ(v->threads(), inner->threads()) << v->symbol;
+    EXPECT_EQ(v->dynamic_smem, inner->dynamic_smem) << v->symbol;
+    EXPECT_EQ(v->tile_m, inner->tile_m) << v->symbol;
+    EXPECT_EQ(v->tile_n, inner->tile_n) << v->symbol;
+    EXPECT_EQ(v->grid_z, inner->grid_z) << v->symbol;
+    EXPECT_EQ(v->label(), inner->label()) << v->symbol;
+    const auto mine = find_kernel_resources(v->symbol, 90);
+    ASSERT_NE(mine.resources, nullptr) << v->symbol;
+    EXPECT_EQ(mine.resources, find_kernel_resources(inner_symbol, 90).resources) << v->symbol;
+    EXPECT_EQ(v->workspace(1025, 1025, 1025), repack::operand_bytes(v->layout, 1025, 1025, 1025) +
+                                                  inner->workspace(1025, 1025, 1028))
+        << v->symbol;
+  }
 }
 
 // The textbook families exist in every layout, with the same tiles as in nn, named NT<...>.
