@@ -73,6 +73,7 @@ void register_all(Registry& r) {
   register_splitk(r);
   register_skinny(r);          // issue #18: small M or N (kernels/skinny.cuh)
   register_streamk(r);         // issue #18: stream-K (kernels/streamk.cuh)
+  register_repacked(r);        // issue #18: misaligned operands copied aligned (kernels/repacked.cuh)
   register_planted_faults(r);  // test only: empty unless OCCTUNE_TEST_KERNELS=1
   register_slowed(r);          // test only: empty unless OCCTUNE_TEST_KERNELS=1
 }

@@ -70,6 +70,8 @@ void register_coarsened(Registry& r);
 void register_regblocked(Registry& r);
 void register_pipelined(Registry& r);
 void register_splitk(Registry& r);
+// Issue #18's misaligned fast path (kernels/repacked.cu): after the families it wraps.
+void register_repacked(Registry& r);
 // Test-only faulty kernels (kernels/planted_faults.cu): registers nothing unless
 // OCCTUNE_TEST_KERNELS=1.
 void register_planted_faults(Registry& r);

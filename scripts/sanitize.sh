@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU memory safety: runs compute-sanitizer's memcheck, racecheck, initcheck and synccheck over
-# every kernel variant occtune can launch (all registered families, tiled_dynamic down to tile 1;
-# never the test-only planted_faults) at odd and at aligned shapes, in process, one log per
-# tool, and fails on any error. Run it on a GPU machine; it takes a few minutes.
+# every kernel variant occtune can launch (all registered families, the repacked family's copy
+# kernel included, tiled_dynamic down to tile 1; never the test-only planted_faults) at odd and
+# at aligned shapes, in process, one log per tool; fails on any error. Needs a GPU; minutes.
 # Usage: scripts/sanitize.sh [--occtune PATH] [--out DIR] [--tools "memcheck racecheck ..."]
 #        scripts/sanitize.sh --fetch   (on a machine with PyPI: download compute-sanitizer)
 # compute-sanitizer is taken from $COMPUTE_SANITIZER, PATH, /usr/local/cuda/bin, or the

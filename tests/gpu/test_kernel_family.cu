@@ -1,8 +1,8 @@
-// Every variant of the tile-based families (issue #3, and stream-K of issue #18) on the GPU against cuBLAS, on round and
-// odd shapes (multiples of no tile or vector width, small output with long K, skinny), with
-// exact leading dimensions, padded (misaligned) ones and misaligned base pointers. The padding
-// of A and B holds NaN (reading it poisons the result) and so does C before every launch; C's
-// padding must still be NaN afterwards.
+// Every variant of the tile-based families (issue #3, and stream-K and repacked of issue #18)
+// on the GPU against cuBLAS, on round and odd shapes (multiples of no tile or vector width,
+// small output with long K, skinny), with exact leading dimensions, padded (misaligned) ones
+// and misaligned base pointers. The padding of A and B holds NaN (reading it poisons the
+// result) and so does C before every launch; C's padding must still be NaN afterwards.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
@@ -27,7 +27,8 @@ struct Layout {
 constexpr Layout kLayouts[] = {
     {"exact", 0, 0, 0, 0}, {"padded", 1, 3, 2, 0}, {"shifted", 0, 0, 0, 1}};
 
-const char* kFamilies[] = {"coarsened", "regblocked", "pipelined", "splitk", "streamk"};
+const char* kFamilies[] = {"coarsened", "regblocked", "pipelined", "splitk", "streamk",
+                           "repacked"};
 
 // Device copies of A, B and C with the layout's leading dimensions, and cuBLAS's C.
 struct Problem {
@@ -180,6 +181,22 @@ TEST(KernelFamily, SplitKWithoutWorkspaceIsRefused) {
   EXPECT_EQ(kernels::launch_variant(*splitk.front(), g, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// So is a repacked launch (issue #18) without the workspace its copies go to, even where
+// nothing would be copied (its workspace is part of the variant's contract, as split-K's).
+TEST(KernelFamily, RepackedWithoutWorkspaceIsRefused) {
+  OCCTUNE_REQUIRE_GPU();
+  auto repacked = kernels::variants_of("repacked");
+  ASSERT_FALSE(repacked.empty());
+  for (int k : {255, 256}) {
+    Problem p(64, 64, k, kLayouts[0]);
+    ASSERT_GT(repacked.front()->workspace(64, 64, k), 0u);
+    kernels::GemmArgs g{p.a, p.b, p.c, p.m, p.n, p.k, p.lda, p.ldb, p.ldc};
+    EXPECT_EQ(kernels::launch_variant(*repacked.front(), g, nullptr), cudaErrorInvalidValue) << k;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
 }
 
 // So is a stream-K launch whose tiles are split (256x256x16384: four tiles shared by every

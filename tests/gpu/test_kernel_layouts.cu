@@ -4,7 +4,8 @@
 // over a C of NaN (C must not be read), and alpha = -1.5, beta = 0.75 over a random C. Also the
 // measurement path: ShapeBench opened in each layout verifies that layout's candidates and
 // refuses a candidate of another layout. The small-M/N family ("skinny", issue #18) runs
-// everywhere the others do, and on its own shapes below; so does stream-K ("streamk").
+// everywhere the others do, and on its own shapes below; so do stream-K ("streamk") and the
+// misaligned fast path ("repacked").
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
@@ -279,6 +280,32 @@ TEST(KernelLayouts, StreamKFamilyOnWaveQuantisedShapesInEveryLayout) {
   }
 }
 
+// The repacked family (issue #18's misaligned fast path) on the misaligned shapes it is for, in
+// every layout: K % 4 = 1 (1025^3, 3001x1000x4097: both operands copied with K zero-padded), K
+// aligned with a padded leading dimension (only that operand copied: pad 1) and with nothing to
+// copy (1024^3, pad 4: the inner variant in place), alpha/beta over a random C; and the same
+// result bit for bit on a second launch.
+TEST(KernelLayouts, RepackedFamilyOnMisalignedShapesInEveryLayout) {
+  OCCTUNE_REQUIRE_GPU();
+  struct Case {
+    Dims d;
+    int pad;
+    float alpha, beta;
+  };
+  const Case cases[] = {{{1025, 1025, 1025}, 0, 1.0f, 0.0f},  {{3001, 1000, 4097}, 0, 1.0f, 0.0f},
+                        {{698, 2077, 4461}, 3, -1.5f, 0.75f}, {{513, 257, 516}, 1, 1.0f, 0.0f},
+                        {{1024, 1024, 1024}, 4, 2.0f, 0.0f},  {{1, 1, 1}, 1, 1.0f, 0.0f},
+                        {{17, 4097, 1023}, 0, 1.0f, 0.0f}};
+  for (Layout l : kAllLayouts) {
+    for (auto& c : cases) {
+      LayoutProblem p(c.d, l, c.pad, c.alpha, c.beta);
+      check_all(p, false, "repacked");
+    }
+    LayoutProblem p(Dims{1025, 1025, 1025}, l, 0, 1.0f, 0.0f);
+    expect_same_on_relaunch(p, "repacked");
+  }
+}
+
 // ShapeBench measures in the layout it was opened with: every family's candidates of that
 // layout pass its check against its own cuBLAS reference; a candidate of another layout is
 // refused as an invalid configuration, never launched.
@@ -295,7 +322,8 @@ TEST(KernelLayouts, ShapeBenchVerifiesEachLayout) {
   for (Layout l : kAllLayouts) {
     cuda::ShapeBench bench(device, shape, policy, l);
     for (auto* family :
-         {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"}) {
+         {"tiled_dynamic", "coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk",
+          "repacked"}) {
       auto plan = plan_family(*kernels::find_family(family), device, shape, oracle, 0, l);
       ASSERT_FALSE(plan.candidates.empty()) << family;
       for (auto& c : plan.candidates) {

@@ -1,11 +1,12 @@
-// Every registered variant of the tile-based families (issue #3), of the small-M/N and stream-K
-// families (issue #18) and of tiled_dynamic and naive, in its operand layout (issue #12: nn, nt, tn,
-// tt), run on the host emulator (tests/support/kernel_emulator.hpp), no GPU needed: against a
-// double-precision reference on shapes with partial tiles in M, N and K, K below the slab
-// depth and whole tiles; with exact, padded (misaligned) and shifted (misaligned base) storage
-// whose padding holds NaN; bitwise identical whatever order the threads run in and whenever the
-// async copies land; never writing outside C, never faulting past an allocation or the shared
-// memory it declared.
+// Every registered variant of the tile-based families (issue #3), of the small-M/N, stream-K
+// and repacked families (issue #18) and of tiled_dynamic and naive, in its operand layout
+// (issue #12: nn, nt, tn, tt), run on the host emulator (tests/support/kernel_emulator.hpp),
+// no GPU needed: against a double-precision reference on shapes with partial tiles in M, N and
+// K, K below the slab depth and whole tiles; with exact, padded (misaligned) and shifted
+// (misaligned base) storage whose padding holds NaN; bitwise identical whatever order the
+// threads run in and whenever the async copies land; never writing outside C, never faulting
+// past an allocation or the shared memory it declared. Repacked variants run their copy pass
+// first, and their copy plan and registry metadata are checked on their own.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,9 +20,11 @@
 #include "tests/support/kernel_emulator.hpp"
 
 #include "kernels/coarsened.cuh"
+#include "kernels/kernel_manifest.hpp"
 #include "kernels/pipelined.cuh"
 #include "kernels/regblocked.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/repacked.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/splitk.cuh"
 #include "kernels/streamk.cuh"
@@ -171,20 +174,37 @@ template <class V>
 struct ReducesInKernel<V, std::void_t<decltype(V::kReducesInKernel)>>
     : std::bool_constant<V::kReducesInKernel> {};
 
+// A repacked variant (issue #18, kernels/repacked.cuh) over V: one workspace holding the
+// operand copies and then `inner_bytes` for V (NaN, a guard page after it), the copy pass run
+// item by item as the device's copy kernel does, and the arguments V then computes on.
+struct Repacking {
+  std::unique_ptr<emu::GuardedBuffer> workspace;
+
+  GemmArgs prepare(GemmArgs args, Layout layout, bool repacked, std::size_t inner_bytes) {
+    const std::size_t front =
+        repacked ? repack::operand_bytes(layout, args.m, args.n, args.k) : 0;
+    if (front + inner_bytes == 0) return args;
+    workspace = std::make_unique<emu::GuardedBuffer>((front + inner_bytes) / sizeof(float));
+    args.workspace = workspace->data();
+    args.workspace_bytes = front + inner_bytes;
+    if (!repacked) return args;
+    const repack::Plan plan = repack::plan(layout, args);
+    for (const repack::Job* job : {&plan.a, &plan.b})
+      for (long long i = 0; i < job->items(); ++i) repack::copy_item(*job, i);
+    return plan.inner;
+  }
+};
+
 template <class V>
-Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing) {
+Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing,
+                    bool repacked = false) {
   constexpr TileParams kP = V::kParams;
   std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
-  GemmArgs args = pr.args();
-  std::unique_ptr<emu::GuardedBuffer> workspace;
-  if constexpr (kP.splits > 1) {
-    std::size_t bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
-    if constexpr (ReducesInKernel<V>::value) bytes = V::workspace_bytes(pr.s.m, pr.s.n);
-    workspace = std::make_unique<emu::GuardedBuffer>(bytes / sizeof(float));
-    args.workspace = workspace->data();
-    args.workspace_bytes = bytes;
-    if constexpr (ReducesInKernel<V>::value) V::prepare(args);
-  }
+  std::size_t inner_bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
+  if constexpr (ReducesInKernel<V>::value) inner_bytes = V::workspace_bytes(pr.s.m, pr.s.n);
+  Repacking copies;
+  GemmArgs args = copies.prepare(pr.args(), V::kLayout, repacked, inner_bytes);
+  if constexpr (ReducesInKernel<V>::value && kP.splits > 1) V::prepare(args);
   const dim3 grid(unsigned((pr.s.n + kP.bn - 1) / kP.bn), unsigned((pr.s.m + kP.bm - 1) / kP.bm),
                   unsigned(kP.splits));
   Outcome out;
@@ -226,8 +246,10 @@ bool bitwise_equal(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
 }
 
+// repacked: V run as the inner variant of a repacked one (kernels/repacked.cuh), after the
+// copy pass, on the same shapes plus odd ones with K a few slabs past 1000 (K % 4 = 1 and 3).
 template <class V>
-void check_variant(const std::string& symbol) {
+void check_variant(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
   std::vector<Shape3> shapes = {
       {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // partial tiles everywhere, a K residue
@@ -235,6 +257,10 @@ void check_variant(const std::string& symbol) {
       {5, 7, 3},                                  // smaller than one tile, K below the slab
       {1, 1, 1},
   };
+  if (repacked) {
+    shapes.push_back({kP.bm + 17, 17, 1001});
+    shapes.push_back({17, kP.bn + 1, 1027});
+  }
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
@@ -274,7 +300,7 @@ void check_variant(const std::string& symbol) {
                                (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
                                " alpha " + std::to_string(run.alpha) + " beta " +
                                std::to_string(run.beta);
-      Outcome out = run_variant<V>(*pr, run.order, run.timing);
+      Outcome out = run_variant<V>(*pr, run.order, run.timing, repacked);
       ASSERT_EQ(out.error, "") << what;
       bool padding_untouched = false;
       const double err = relative_error(*pr, out.c, padding_untouched);
@@ -293,18 +319,17 @@ void check_variant(const std::string& symbol) {
 // fix-up kernel's 256 threads for every stream-K tile, with the workspace the plan asks for
 // (NaN, a guard page after it; none at all when no tile is split).
 template <class V>
-Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing) {
+Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing,
+                    bool repacked = false) {
   constexpr TileParams kP = V::kParams;
   std::copy(pr.c0.begin(), pr.c0.end(), pr.c.data());
-  GemmArgs args = pr.args();
-  const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, pr.s.k, blocks);
+  // Repacked, the inner launch sees K rounded up to a multiple of 4 (kernels/repacked.cuh).
+  const int k = repacked ? repack::round4(pr.s.k) : pr.s.k;
+  const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, k, blocks);
   const long long floats = plan.workspace_floats(kP.bm, kP.bn);
-  std::unique_ptr<emu::GuardedBuffer> workspace;
-  if (floats > 0) {
-    workspace = std::make_unique<emu::GuardedBuffer>(std::size_t(floats));
-    args.workspace = workspace->data();
-    args.workspace_bytes = std::size_t(floats) * sizeof(float);
-  }
+  Repacking copies;
+  const GemmArgs args =
+      copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(floats) * sizeof(float));
   Outcome out;
   out.error = emu::run_grid(
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
@@ -322,7 +347,7 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
 // in every thread order and copy timing; the split-heavy grid also on padded and shifted
 // storage and with alpha/beta. A grid of one block computes each tile as Pipelined does.
 template <class V>
-void check_streamk(const std::string& symbol) {
+void check_streamk(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
   const Shape3 shapes[] = {
       {2 * kP.bm + 3, kP.bn + 5, 3 * kP.bk + 5},  // 6 tiles of 4 slabs, partial everywhere
@@ -345,7 +370,8 @@ void check_streamk(const std::string& symbol) {
                        {&kPadded, emu::Order::kForward, emu::CopyTiming::kLazy, -1.5f, 0.75f},
                        {&kShifted, emu::Order::kReverse, emu::CopyTiming::kEager, 2.0f, 0.0f}};
   for (auto shape : shapes) {
-    const StreamKPlan one = V::make_plan(shape.m, shape.n, shape.k, 1);
+    const StreamKPlan one =
+        V::make_plan(shape.m, shape.n, repacked ? repack::round4(shape.k) : shape.k, 1);
     const int all = int(one.tiles * one.iters);
     for (int blocks : {1, 5, 7, all + 3}) {
       for (const Run* runs : {&same[0], &other[0]}) {
@@ -363,7 +389,7 @@ void check_streamk(const std::string& symbol) {
                                    (run.timing == emu::CopyTiming::kLazy ? " lazy" : " eager") +
                                    " alpha " + std::to_string(run.alpha) + " beta " +
                                    std::to_string(run.beta);
-          Outcome out = run_streamk<V>(pr, blocks, run.order, run.timing);
+          Outcome out = run_streamk<V>(pr, blocks, run.order, run.timing, repacked);
           ASSERT_EQ(out.error, "") << what;
           bool padding_untouched = false;
           EXPECT_LT(relative_error(pr, out.c, padding_untouched), 1e-5) << what;
@@ -378,13 +404,37 @@ void check_streamk(const std::string& symbol) {
             using Whole = PipelinedIn<V::kLayout, kP.bm, kP.bn, kP.bk, kP.tm, kP.tn, kP.wm,
                                       kP.wn, kP.stages, kP.areg, kP.order>;
             Problem again(shape, V::kLayout, *run.storage, run.alpha, run.beta);
-            EXPECT_TRUE(bitwise_equal(out.c, run_variant<Whole>(again, run.order, run.timing).c))
+            EXPECT_TRUE(bitwise_equal(
+                out.c, run_variant<Whole>(again, run.order, run.timing, repacked).c))
                 << what << ": one block should sum each tile as the pipelined kernel does";
           }
         }
       }
     }
   }
+}
+
+template <class V>
+void check_variant(const std::string& symbol) {
+  check_variant<V>(symbol, false);
+}
+template <class V>
+void check_streamk(const std::string& symbol) {
+  check_streamk<V>(symbol, false);
+}
+
+// A repacked variant (issue #18): its inner variant's check, run after the copy pass.
+template <class V, class = void>
+struct IsStreamK : std::false_type {};
+template <class V>
+struct IsStreamK<V, std::void_t<decltype(&V::make_plan)>> : std::true_type {};
+
+template <class V>
+void check_repacked(const std::string& symbol) {
+  if constexpr (IsStreamK<V>::value)
+    check_streamk<V>(symbol, true);
+  else
+    check_variant<V>(symbol, true);
 }
 
 struct Case {
@@ -445,6 +495,10 @@ const std::vector<Case>& cases() {
                  &check_streamk<TT<__VA_ARGS__>>});
     OCCTUNE_STREAMK_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                   \
+  out.push_back({repacked_symbol(without_spaces(#__VA_ARGS__)), &check_repacked<__VA_ARGS__>});
+    OCCTUNE_REPACKED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
     // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
     // same body from static shared memory, which the emulator cannot share between fibers).
 #define OCCTUNE_TEXTBOOK(Nn, W)                                                                 \
@@ -487,13 +541,106 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   for (auto& c : cases())
     if (c.symbol.find("Tiled") == std::string::npos && c.symbol.find("Naive") == std::string::npos)
       emulated.insert(c.symbol);
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
+  for (auto* family :
+       {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
     for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
   // Every registered layout of a tile family is covered, and every family has all four.
-  for (auto* family : {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk"})
+  for (auto* family :
+       {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
     for (Layout l : kAllLayouts) EXPECT_FALSE(variants_of(family, l).empty()) << family;
+}
+
+// The copy plan of a repacked launch (issue #18): K % 4 != 0 copies both operands and pads K
+// (the zero padding must exist in both); with K aligned only a misaligned operand (leading
+// dimension or base) is copied and K is unchanged; a copy keeps the stored layout with its row
+// length rounded up to a multiple of 4; the inner workspace follows the copies.
+TEST(Repacked, PlanCopiesWhatTheFloat4PathsCannotRead) {
+  emu::GuardedBuffer a(4096), b(4096), c(4096), ws(4096);
+  GemmArgs p{a.data(), b.data(), c.data(), 8, 8, 6, 6, 8, 8};
+  p.workspace = ws.data();
+  p.workspace_bytes = ws.size() * sizeof(float);
+  repack::Plan plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.inner.k, 8);
+  EXPECT_EQ(plan.a.dst, plan.inner.a);
+  EXPECT_EQ(plan.a.dst, ws.data());
+  EXPECT_EQ(plan.inner.lda, 8);
+  EXPECT_EQ(plan.a.dst_rows, 8);
+  ASSERT_NE(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.b.dst_rows, 8);  // K rows of B, padded from 6
+  EXPECT_EQ(plan.inner.ldb, 8);
+  const std::size_t front = repack::operand_bytes(Layout::kNN, 8, 8, 6);
+  EXPECT_EQ(plan.inner.workspace, ws.data() + front / sizeof(float));
+  EXPECT_EQ(plan.inner.workspace_bytes, p.workspace_bytes - front);
+
+  p.k = 8;
+  p.lda = 8;
+  p.ldb = 9;  // only B is misaligned
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.inner.k, 8);
+  EXPECT_EQ(plan.a.dst, nullptr);
+  EXPECT_EQ(plan.inner.a, a.data());
+  EXPECT_EQ(plan.inner.lda, 8);
+  ASSERT_NE(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.inner.ldb, 8);
+  EXPECT_EQ(plan.a.items() + plan.b.items(), 8 * 8 / 4);
+
+  p.ldb = 8;
+  p.a = a.data() + 1;  // only A's base is misaligned
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_NE(plan.a.dst, nullptr);
+  EXPECT_EQ(plan.b.dst, nullptr);
+  EXPECT_EQ(plan.inner.b, b.data());
+
+  p.a = a.data();  // all aligned: the inner variant runs on the operands themselves
+  plan = repack::plan(Layout::kNN, p);
+  EXPECT_EQ(plan.a.items() + plan.b.items(), 0);
+  EXPECT_EQ(plan.inner.a, a.data());
+  EXPECT_EQ(plan.inner.b, b.data());
+
+  // op(A) = T: A is stored K x M; M = 5 becomes a leading dimension of 8, K = 7 becomes 8 rows.
+  GemmArgs t{a.data(), b.data(), c.data(), 5, 8, 7, 5, 8, 8};
+  t.workspace = ws.data();
+  t.workspace_bytes = p.workspace_bytes;
+  plan = repack::plan(Layout::kTN, t);
+  EXPECT_EQ(plan.a.rows, 7);
+  EXPECT_EQ(plan.a.cols, 5);
+  EXPECT_EQ(plan.a.dst_rows, 8);
+  EXPECT_EQ(plan.inner.lda, 8);
+  EXPECT_EQ(plan.inner.k, 8);
+}
+
+// A repacked variant is its inner variant's kernel after a copy pass: same launch metadata and
+// layout, the inner's build-time resources (the manifest knows no Repacked<...> kernel), and a
+// workspace of both copies followed by the inner's own at K rounded up to a multiple of 4.
+TEST(Repacked, VariantsAreTheirInnerVariantsKernel) {
+  const auto repacked = all_variants_of("repacked");
+  ASSERT_GE(repacked.size(), 10u);
+  for (auto* v : repacked) {
+    const std::string prefix = "Repacked<";
+    ASSERT_EQ(v->symbol.rfind(prefix, 0), 0u) << v->symbol;
+    const std::string inner_symbol =
+        v->symbol.substr(prefix.size(), v->symbol.size() - prefix.size() - 1);
+    const VariantInfo* inner = nullptr;
+    for (auto& x : variants())
+      if (x.symbol == inner_symbol) inner = &x;
+    ASSERT_NE(inner, nullptr) << v->symbol;
+    EXPECT_NE(inner->family, "repacked");
+    EXPECT_EQ(v->layout, inner->layout) << v->symbol;
+    EXPECT_EQ(v->threads(), inner->threads()) << v->symbol;
+    EXPECT_EQ(v->dynamic_smem, inner->dynamic_smem) << v->symbol;
+    EXPECT_EQ(v->tile_m, inner->tile_m) << v->symbol;
+    EXPECT_EQ(v->tile_n, inner->tile_n) << v->symbol;
+    EXPECT_EQ(v->grid_z, inner->grid_z) << v->symbol;
+    EXPECT_EQ(v->label(), inner->label()) << v->symbol;
+    const auto mine = find_kernel_resources(v->symbol, 90);
+    ASSERT_NE(mine.resources, nullptr) << v->symbol;
+    EXPECT_EQ(mine.resources, find_kernel_resources(inner_symbol, 90).resources) << v->symbol;
+    EXPECT_EQ(v->workspace(1025, 1025, 1025), repack::operand_bytes(v->layout, 1025, 1025, 1025) +
+                                                  inner->workspace(1025, 1025, 1028))
+        << v->symbol;
+  }
 }
 
 // The textbook families exist in every layout, with the same tiles as in nn, named NT<...>.
