@@ -46,14 +46,26 @@ const char* const kDefaultShapes[] = {"1024x1024x1024", "2048x2048x2048", "4096x
                                       "1000x1000x1000", "4096x64x4096",   "64x4096x4096",
                                       "4096x4096x64",   "256x256x16384",  "17x4097x1023"};
 // Stream-K (issue #18) is raced everywhere: wave quantisation hits squares and odd sizes alike.
-// So is the repacked family (issue #18's misaligned fast path): on an aligned shape it is its
-// inner variant, on a misaligned one the race says whether the copy pass pays.
 const char* const kDefaultKernels[] = {"coarsened", "regblocked", "pipelined", "splitk",
-                                       "streamk",   "repacked"};
-// The small-M/N family (issue #18) joins the default families on the shapes it is built for;
-// elsewhere it reads the large operand once per 16 rows and would only slow the races down.
-const char* const kSkinnyFamily = "skinny";
-bool skinny_shape(const Shape& s) { return s.m <= 16 || s.n <= 16; }
+                                       "streamk"};
+// Families that join the default ones only on the shapes they are built for (issue #18), each
+// in a second engine run whose results join those shapes'. The small-M/N family elsewhere reads
+// the large operand once per 16 rows; the repacked family on a shape whose K and leading
+// dimensions are multiples of 4 copies nothing and is its inner variant again (a duplicate
+// that would only slow the races down).
+bool skinny_shape(const Shape& s, Layout) { return s.m <= 16 || s.n <= 16; }
+bool misaligned_shape(const Shape& s, Layout layout) {
+  // The bench's operands are dense: A's leading dimension is K (M when stored transposed), B's
+  // N (K when transposed); their bases are aligned allocations.
+  const long long lda = transposes_a(layout) ? s.m : s.k;
+  const long long ldb = transposes_b(layout) ? s.k : s.n;
+  return s.k % 4 != 0 || lda % 4 != 0 || ldb % 4 != 0;
+}
+struct ShapeFamily {
+  const char* name;
+  bool (*fits)(const Shape&, Layout);
+};
+const ShapeFamily kShapeFamilies[] = {{"skinny", skinny_shape}, {"repacked", misaligned_shape}};
 
 struct BenchOptions {
   std::vector<std::string> shapes;
@@ -150,16 +162,17 @@ int bench_command(const BenchOptions& o, const Context& ctx) {
   auto previous = std::signal(SIGINT, on_bench_sigint);
   TuneOutcome outcome = run_tune(*backend, *store, request, events, g_interrupted);
   if (o.kernels.empty()) {
-    // The default families ran on every shape; the small-M/N family runs on its own shapes
-    // and joins their results.
-    TuneRequest skinny = request;
-    skinny.kernels = {kSkinnyFamily};
-    skinny.shapes.clear();
-    for (auto& shape : request.shapes)
-      if (skinny_shape(shape)) skinny.shapes.push_back(shape);
-    job.kernels.emplace_back(kSkinnyFamily);
-    if (!skinny.shapes.empty() && !outcome.interrupted && !outcome.context_lost) {
-      TuneOutcome more = run_tune(*backend, *store, skinny, TuneEvents{}, g_interrupted);
+    // The default families ran on every shape; each shape family runs on its own shapes and
+    // joins their results.
+    for (const ShapeFamily& family : kShapeFamilies) {
+      TuneRequest more_request = request;
+      more_request.kernels = {family.name};
+      more_request.shapes.clear();
+      for (auto& shape : request.shapes)
+        if (family.fits(shape, request.layout)) more_request.shapes.push_back(shape);
+      job.kernels.emplace_back(family.name);
+      if (more_request.shapes.empty() || outcome.interrupted || outcome.context_lost) continue;
+      TuneOutcome more = run_tune(*backend, *store, more_request, TuneEvents{}, g_interrupted);
       for (auto& r : more.shapes)
         for (auto& target : outcome.shapes)
           if (target.shape.str() == r.shape.str() && !r.kernels.empty()) {
@@ -224,7 +237,8 @@ void add_bench_command(CLI::App& app, Context& ctx, Action& action) {
                   "--shape adds to it");
   cmd->add_option("--kernel", o->kernels,
                   "kernel family (repeatable); default: coarsened, regblocked, pipelined, splitk, "
-                  "streamk, repacked, and skinny on shapes with M or N <= 16");
+                  "streamk, plus skinny on shapes with M or N <= 16 and repacked on shapes whose K or a "
+                  "leading dimension is not a multiple of 4");
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed; default nn)");
   add_config_option(*cmd, o->config,
