@@ -141,7 +141,14 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
 
   const double m = double(shape.m), n = double(shape.n), k = double(shape.k);
   const double slices = splits > 1 ? 2.0 * double(splits) * m * n : 0.0;
-  e.dram_ms = bandwidth > 0 ? 4.0 * (m * k + k * n + m * n + slices) / bandwidth * 1e3 : 0.0;
+  double operands = m * k + k * n;
+  // skinny reads the large operand again for every S rows (or columns) of the small dimension
+  // (kernels/skinny.cuh): the side whose tile is the narrower is the small one.
+  if (streaming) {
+    operands = in.tile_m <= in.tile_n ? double(tiles_m) * k * n + m * k
+                                      : double(tiles_n) * m * k + k * n;
+  }
+  e.dram_ms = bandwidth > 0 ? 4.0 * (operands + m * n + slices) / bandwidth * 1e3 : 0.0;
   const double panels = double(blocks) * double(in.tile_m + in.tile_n) * double(k_slab) * 4.0;
   e.l2_ms = bandwidth > 0 ? panels / (kL2OverDram * bandwidth) * 1e3 : 0.0;
 

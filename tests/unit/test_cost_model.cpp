@@ -251,6 +251,38 @@ TEST(CostModel, SuiteWinnersSurviveTheRealPlans) {
   EXPECT_GE(double(pruned) / candidates, 0.3);
 }
 
+// The default job (configs/default.toml: nine families, min_tile 4, three shapes) planned for the
+// H100 profile: what halving is left to measure. Every family keeps a candidate; at 4096^3 the
+// slow textbook tiles and the naive kernel are pruned down to their family's one.
+TEST(CostModel, DefaultJobOnTheH100Profile) {
+  const JobConfig job = load_job_config("");
+  OfflineOccupancy oracle(h100());
+  for (const Shape& shape : job.shapes) {
+    std::vector<std::vector<Candidate>> families;
+    for (auto& name : job.kernels)
+      families.push_back(
+          plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+    const auto d = prune_by_cost(families, h100(), shape, Layout::kNN, PruneSettings{});
+    int all = 0, kept = 0;
+    std::string per_family;
+    for (size_t f = 0; f < families.size(); ++f) {
+      int k = 0, runnable = 0;
+      for (size_t i = 0; i < families[f].size(); ++i) {
+        runnable += families[f][i].rejection.empty();
+        k += families[f][i].rejection.empty() && !d[f][i].pruned;
+      }
+      all += runnable;
+      kept += k;
+      per_family += " " + job.kernels[f] + " " + std::to_string(k) + "/" + std::to_string(runnable);
+      if (runnable > 0) EXPECT_GE(k, 1) << job.kernels[f] << " at " << shape.str();
+      if (shape.m == 4096 && (job.kernels[f] == "naive" || job.kernels[f] == "tiled_dynamic"))
+        EXPECT_EQ(k, 1) << job.kernels[f];
+    }
+    std::printf("default job at %s: %d of %d runnable candidates kept:%s\n", shape.str().c_str(),
+                kept, all, per_family.c_str());
+  }
+}
+
 CostInput tile(const std::string& family, int m, int n, int threads, int blocks_per_sm,
                int splits = 1) {
   CostInput in;
