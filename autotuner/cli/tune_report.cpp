@@ -95,6 +95,7 @@ void print_summary(std::ostream& out, const std::vector<ShapeResult>& results) {
                                           output::percent(textbook->candidate.occupancy))
                         : "not tuned",
                textbook_timed ? output::fixed(textbook->timing.summary.median, 4)
+               : textbook && textbook->timing.stop == StopReason::kPruned ? "pruned"
                : textbook     ? std::string(to_string(textbook->outcome))
                               : "-",
                textbook_timed && ms > 0

@@ -29,7 +29,8 @@ struct PruneDecision {
 };
 
 // One list per family, aligned with its candidates. Candidates already rejected (rejection
-// non-empty) are never pruned and never the best: their check records why they cannot run.
+// non-empty) are never pruned and never the best: their check records why they cannot run. The
+// textbook occupancy answer (origin occupancy-api, step 1) is never pruned.
 std::vector<std::vector<PruneDecision>> prune_by_cost(
     const std::vector<std::vector<Candidate>>& families, const DeviceInfo& device, Shape shape,
     Layout layout, const PruneSettings& settings);
