@@ -274,13 +274,21 @@ TEST(CostModel, DefaultJobOnTheH100Profile) {
       all += runnable;
       kept += k;
       per_family += " " + job.kernels[f] + " " + std::to_string(k) + "/" + std::to_string(runnable);
-      if (runnable > 0) EXPECT_GE(k, 1) << job.kernels[f] << " at " << shape.str();
-      if (shape.m == 4096 && job.kernels[f] == "naive") EXPECT_EQ(k, 1);
+      if (runnable > 0) {
+        EXPECT_GE(k, 1) << job.kernels[f] << " at " << shape.str();
+      }
+      if (shape.m == 4096 && job.kernels[f] == "naive") {
+        EXPECT_EQ(k, 1);
+      }
       // tiled_dynamic: its best estimate and the textbook answer (kept whatever its estimate).
-      if (shape.m == 4096 && job.kernels[f] == "tiled_dynamic") EXPECT_LE(k, 2);
-      for (size_t i = 0; i < families[f].size(); ++i)
-        if (families[f][i].origin == "occupancy-api" && families[f][i].step == 1)
+      if (shape.m == 4096 && job.kernels[f] == "tiled_dynamic") {
+        EXPECT_LE(k, 2);
+      }
+      for (size_t i = 0; i < families[f].size(); ++i) {
+        if (families[f][i].origin == "occupancy-api" && families[f][i].step == 1) {
           EXPECT_FALSE(d[f][i].pruned) << "the textbook answer at " << shape.str();
+        }
+      }
     }
     std::printf("default job at %s: %d of %d runnable candidates kept:%s\n", shape.str().c_str(),
                 kept, all, per_family.c_str());
