@@ -79,6 +79,9 @@ const std::map<std::string_view, std::string_view> kFlagOf = {
     {"tie_level", "--tie-level"},
     {"time_budget_s", "--time-budget"},
     {"max_candidates", "--max-candidates"},
+    {"prune", "--prune"},
+    {"prune_factor", "--prune-factor"},
+    {"prune_keep", "--prune-keep"},
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -525,6 +528,15 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
   setting<int>(cmd, o, "--max-candidates", "at most this many candidates per shape and kernel",
                [](J& j, const int& v) { j.search.max_candidates = v; })
       ->check(at_least(0));
+  // Issue #18: the cost model prunes before halving measures (exhaustive and occupancy never).
+  setting<std::string>(cmd, o, "--prune",
+                       "cost (default): halving measures only candidates the cost model "
+                       "estimates within --prune-factor of the best; none: all",
+                       [](J& j, const std::string& v) { j.search.prune = v; });
+  setting<double>(cmd, o, "--prune-factor", "cost pruning: keep estimates within this x the best",
+                  [](J& j, const double& v) { j.search.prune_factor = v; });
+  setting<int>(cmd, o, "--prune-keep", "cost pruning: candidates kept per family regardless",
+               [](J& j, const int& v) { j.search.prune_keep = v; });
   cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return tune_command(*o, ctx); }; });
 }
 

@@ -32,11 +32,13 @@ std::string problem_text(const ShapeResult& r) { return problem_text(family_of(r
 
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
-// How a candidate left the search: "converged", "timeout", "elim r1", "dropped r0", "budget";
-// "reused " in front when its samples came from the store, ", throttled" when kept throttled.
+// How a candidate left the search: "converged", "timeout", "elim r1", "dropped r0", "budget",
+// "pruned (cost model: est 3.10x best)"; "reused " in front when its samples came from the
+// store, ", throttled" when kept throttled.
 std::string search_cell(const Measurement& m) {
   if (m.outcome != Outcome::kOk) return "-";
   const StopReason r = m.timing.stop;
+  if (r == StopReason::kPruned) return fmt::format("pruned ({})", m.error);
   std::string text(to_string(r));
   if (r == StopReason::kEliminated) text = fmt::format("elim r{}", m.search_round);
   if (r == StopReason::kDropped) text = fmt::format("dropped r{}", m.search_round);
@@ -93,6 +95,7 @@ void print_summary(std::ostream& out, const std::vector<ShapeResult>& results) {
                                           output::percent(textbook->candidate.occupancy))
                         : "not tuned",
                textbook_timed ? output::fixed(textbook->timing.summary.median, 4)
+               : textbook && textbook->timing.stop == StopReason::kPruned ? "pruned"
                : textbook     ? std::string(to_string(textbook->outcome))
                               : "-",
                textbook_timed && ms > 0
@@ -114,6 +117,10 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"tie_level", s.tie_level},
           {"time_budget", s.time_budget_s},
           {"max_candidates", s.max_candidates},
+          {"prune", s.prune},
+          {"prune_factor", s.prune_factor},
+          {"prune_keep", s.prune_keep},
+          {"prunes", s.prunes()},
           {"tie_rule", kTieRule}};
 }
 
@@ -162,7 +169,9 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
           timed ? fmt::format("{:.1f}%", m.timing.noise * 100) : "-",
           timed && m.flops > 0 ? fmt::format("{:.0f}", m.gflops()) : "-",
           timed && ref > 0 ? fmt::format("{:.2f}x", ratio(ref, s.median)) : "-",
-          output::sci(m.rel_error), std::string(to_string(m.outcome)), search_cell(m), mark};
+          output::sci(m.rel_error),
+          m.timing.stop == StopReason::kPruned ? "-" : std::string(to_string(m.outcome)),
+          search_cell(m), mark};
       if (user) {
         row[kRatio] = timed && m.bytes > 0 ? fmt::format("{:.0f}", m.gbps()) : "-";
         row.insert(row.begin() + kRatio + 1,
@@ -194,6 +203,7 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
     std::string line = fmt::format("  {}: {} over {} candidate{}", k.kernel, k.strategy,
                                    k.candidates, k.candidates == 1 ? "" : "s");
     if (k.reused > 0) line += fmt::format(", {} reused from the database", k.reused);
+    if (k.pruned > 0) line += fmt::format(", {} pruned by the cost model", k.pruned);
     if (k.unmeasured > 0) line += fmt::format(", {} not measured", k.unmeasured);
     line += fmt::format(", {} samples, {:.2f} s", k.samples_taken, k.wall_s);
     // A source kernel compiled before it was planned: compiling and measuring, apart.
@@ -225,6 +235,11 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
     nlohmann::json ms = nlohmann::json::array();
     for (auto& m : k.measurements) {
       auto j = output::to_json(m);
+      // Pruned by the cost model: listed with its reason, never launched.
+      if (m.timing.stop == StopReason::kPruned) {
+        j["outcome"] = "pruned";
+        j["pruned"] = m.error;
+      }
       if (m.outcome == Outcome::kOk && m.timing.summary.count > 0) {
         j["ratio_to_cublas"] = ratio(r.cublas.summary.median, m.timing.summary.median);
         if (m.bytes > 0) j["gbps"] = m.gbps();
@@ -243,6 +258,7 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
                        {"confirmed", k.confirmed},
                        {"candidates_planned", k.candidates},
                        {"unmeasured", k.unmeasured},
+                       {"pruned", k.pruned},
                        {"reused", k.reused},
                        {"samples_taken", k.samples_taken},
                        {"throttled_batches", k.throttled_batches},

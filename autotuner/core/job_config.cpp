@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "autotuner/core/cost_prune.hpp"
 #include "autotuner/core/embedded_configs.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/toml.hpp"  // toml++ with the 3.3.0 fix
@@ -143,7 +144,7 @@ SettingNames config_key_names() {
       if (f == field) return fmt::format("'{}'", key);
     static const std::string_view search_fields[] = {
         "strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples",
-        "tie_level", "max_candidates"};
+        "tie_level", "max_candidates", "prune", "prune_factor", "prune_keep"};
     for (auto f : search_fields)
       if (f == field) return fmt::format("'search.{}'", field);
     return fmt::format("'measure.{}'", field);
@@ -183,6 +184,15 @@ void validate_protocol(const TimingPolicy& p, const SearchSettings& s, const Set
         "must be in (0, 1), e.g. 0.95");
   check(s.time_budget_s >= 0, "time_budget_s", num(s.time_budget_s),
         "must be 0 (no budget) or a positive number of seconds");
+  try {
+    validate_prune(s.prune);
+  } catch (const Error& e) {
+    fail(ExitCode::kUsage, name("prune") + ": " + e.what());
+  }
+  check(s.prune_factor >= 1 && s.prune_factor <= 1000, "prune_factor", num(s.prune_factor),
+        "must be in [1, 1000] (a factor of the best cost estimate, e.g. 2)");
+  check(s.prune_keep >= 0, "prune_keep", std::to_string(s.prune_keep),
+        "must be 0 or more (candidates kept per family whatever their estimate)");
 }
 
 void validate_kernel_name(const std::string& name) {
@@ -285,7 +295,8 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
     auto* t = node->as_table();
     if (!t) bad(origin, "'search' must be a table ([search])");
     reject_unknown(*t, {"strategy", "screen_samples", "drop_factor", "finalists",
-                        "confirm_samples", "tie_level", "time_budget", "max_candidates"},
+                        "confirm_samples", "tie_level", "time_budget", "max_candidates", "prune",
+                        "prune_factor", "prune_keep"},
                    "search.", origin);
     auto& s = job.search;
     const std::string w = "search.";
@@ -297,6 +308,9 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
     s.tie_level = number(*t, "tie_level", w, origin, s.tie_level);
     s.time_budget_s = number(*t, "time_budget", w, origin, s.time_budget_s);
     s.max_candidates = positive_int(*t, "max_candidates", w, origin, s.max_candidates, 0);
+    s.prune = get<std::string>(*t, "prune", w, origin, s.prune, "a string");
+    s.prune_factor = number(*t, "prune_factor", w, origin, s.prune_factor);
+    s.prune_keep = positive_int(*t, "prune_keep", w, origin, s.prune_keep, 0);
   }
   try {
     validate_protocol(job.policy, job.search, config_key_names());

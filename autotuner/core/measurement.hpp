@@ -52,6 +52,7 @@ enum class StopReason {
   kDropped,      // halving: screen median beyond drop_factor x the best
   kBudget,       // the time budget ran out while it was still being sampled
   kInterrupted,  // Ctrl-C while it was still being sampled
+  kPruned,       // the cost model left it out before measuring (issue #18); never stored
 };
 std::string_view to_string(StopReason reason);
 std::optional<StopReason> stop_reason_from_string(std::string_view text);

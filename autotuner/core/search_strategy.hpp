@@ -24,6 +24,13 @@ struct SearchSettings {
   double tie_level = 0.95;           // coverage of the median intervals that define a tie
   double time_budget_s = 0;          // whole tune, shared fairly across shapes; 0 = unlimited
   int max_candidates = 0;            // per shape and kernel, in strategy order; 0 = all
+  // Issue #18: before halving measures anything, the cost model (core/cost_prune.hpp) prunes
+  // candidates estimated beyond prune_factor x the shape's best estimate, keeping the
+  // prune_keep best-estimated of each family. exhaustive and occupancy never prune.
+  std::string prune = "cost";        // cost | none
+  double prune_factor = 2.0;
+  int prune_keep = 1;
+  bool prunes() const { return prune == "cost" && strategy == "halving"; }
 };
 
 // "halving, exhaustive, occupancy"

@@ -10,7 +10,7 @@
 namespace occtune {
 namespace {
 
-constexpr std::array<std::pair<StopReason, std::string_view>, 8> kStopNames = {{
+constexpr std::array<std::pair<StopReason, std::string_view>, 9> kStopNames = {{
     {StopReason::kNone, ""},
     {StopReason::kConverged, "converged"},
     {StopReason::kTimeout, "timeout"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<StopReason, std::string_view>, 8> kStopNames = {{
     {StopReason::kDropped, "dropped"},
     {StopReason::kBudget, "budget"},
     {StopReason::kInterrupted, "interrupted"},
+    {StopReason::kPruned, "pruned"},
 }};
 
 }  // namespace

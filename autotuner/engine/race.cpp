@@ -25,9 +25,16 @@ class Race {
         strategy_(make_strategy(search_, policy_)) {
     std::vector<CandidateTraits> traits;
     for (auto& c : plan.candidates) traits.push_back(CandidateTraits::of(c));
-    std::vector<int> order = strategy_->order(traits);
-    const int listed = listed_candidates(plan, search_);
-    order.resize(size_t(listed));
+    // Candidates the cost model pruned (issue #18) are never listed; --max-candidates cuts the
+    // rest in strategy order.
+    std::vector<int> order;
+    for (int index : strategy_->order(traits)) {
+      if (size_t(index) < env.pruned.size() && !env.pruned[size_t(index)].empty())
+        pruned_.push_back(index);
+      else
+        order.push_back(index);
+    }
+    order.resize(size_t(listed_candidates(plan, search_, int(pruned_.size()))));
     for (int index : order) {
       Contender c;
       c.index = index;
@@ -368,21 +375,45 @@ class Race {
         store(i);
       }
     }
-    std::vector<int> order;
+    // (plan index, race position or -1 for a pruned candidate), in plan order.
+    std::vector<std::pair<int, int>> order;
+    int checked = 0;
     for (int i = 0; i < int(race_.size()); ++i)
-      if (entries_[size_t(i)].checked) order.push_back(i);
-    std::sort(order.begin(), order.end(),
-              [&](int a, int b) { return race_[size_t(a)].index < race_[size_t(b)].index; });
+      if (entries_[size_t(i)].checked) {
+        order.emplace_back(race_[size_t(i)].index, i);
+        ++checked;
+      }
+    for (int index : pruned_) order.emplace_back(index, -1);
+    std::sort(order.begin(), order.end());
     std::vector<int> position(race_.size(), -1);
     for (int k = 0; k < int(order.size()); ++k) {
-      position[size_t(order[size_t(k)])] = k;
-      result_.measurements.push_back(entries_[size_t(order[size_t(k)])].m);
+      const auto [index, i] = order[size_t(k)];
+      if (i < 0) {
+        result_.measurements.push_back(pruned_measurement(index));
+        continue;
+      }
+      position[size_t(i)] = k;
+      result_.measurements.push_back(entries_[size_t(i)].m);
     }
     result_.winner = winner_ >= 0 ? position[size_t(winner_)] : -1;
     if (tied_.size() > 1)
       for (int i : tied_) result_.ties.push_back(position[size_t(i)]);
-    result_.unmeasured = result_.candidates - int(order.size());
+    result_.pruned = int(pruned_.size());
+    result_.unmeasured = result_.candidates - checked - result_.pruned;
     result_.stopped = stopped_;
+  }
+
+  // A pruned candidate as the result lists it: nothing launched, the reason kept; not stored,
+  // since the store's measurements are what ran.
+  Measurement pruned_measurement(int index) const {
+    Measurement m;
+    m.candidate = plan_.candidates[size_t(index)];
+    m.outcome = Outcome::kOk;
+    m.error = env_.pruned[size_t(index)];
+    m.flops = work_.flops;
+    m.bytes = work_.bytes;
+    m.timing.stop = StopReason::kPruned;
+    return m;
   }
 
   RaceEnv& env_;
@@ -395,6 +426,7 @@ class Race {
   std::unique_ptr<SearchStrategy> strategy_;
   std::vector<Contender> race_;  // listed candidates, in strategy order
   std::vector<Entry> entries_;   // aligned with race_
+  std::vector<int> pruned_;      // plan indices the cost model pruned
   KernelResult result_;
   StopReason stopped_ = StopReason::kNone;
   bool context_lost_ = false;
@@ -404,8 +436,8 @@ class Race {
 
 }  // namespace
 
-int listed_candidates(const Plan& plan, const SearchSettings& search) {
-  const int n = int(plan.candidates.size());
+int listed_candidates(const Plan& plan, const SearchSettings& search, int pruned) {
+  const int n = int(plan.candidates.size()) - pruned;
   return search.max_candidates > 0 ? std::min(n, search.max_candidates) : n;
 }
 

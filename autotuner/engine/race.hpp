@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "autotuner/core/backend.hpp"
 #include "autotuner/core/candidate_generation.hpp"
@@ -25,6 +26,8 @@ struct RaceEnv {
   std::function<void(const std::string& phase, int settled, const std::string& best,
                      double best_ms)>
       progress;
+  // Per plan candidate, why the cost model pruned it (issue #18); empty or "" = measured.
+  std::vector<std::string> pruned = {};
 };
 
 struct RaceOutcome {
@@ -32,8 +35,9 @@ struct RaceOutcome {
   bool context_lost = false;
 };
 
-// The candidates the race will list: the plan in strategy order, cut to max_candidates.
-int listed_candidates(const Plan& plan, const SearchSettings& search);
+// The candidates the race will list: the plan less the `pruned` ones, in strategy order, cut to
+// max_candidates.
+int listed_candidates(const Plan& plan, const SearchSettings& search, int pruned = 0);
 
 RaceOutcome run_race(RaceEnv& env, const Plan& plan, const CacheKey& key, std::int64_t run_id,
                      Work work);

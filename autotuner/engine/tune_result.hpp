@@ -14,8 +14,9 @@ namespace occtune {
 struct KernelResult {
   std::string kernel;
   std::int64_t run_id = 0;
-  // Every candidate that was checked or reused, in plan order. Candidates cut by
-  // --max-candidates or the time budget before their check are only counted (unmeasured).
+  // Every candidate that was checked, reused or pruned by the cost model (stop kPruned, its
+  // reason in `error`, no samples), in plan order. Candidates cut by --max-candidates or the
+  // time budget before their check are only counted (unmeasured).
   std::vector<Measurement> measurements;
   int winner = -1;         // index of the winning measurement; -1 when no candidate passed
   std::vector<int> ties;   // the winner's tie band (winner included), best first
@@ -23,6 +24,7 @@ struct KernelResult {
   std::string strategy;
   int candidates = 0;  // in the plan
   int unmeasured = 0;
+  int pruned = 0;  // left out by the cost model before measuring (in measurements, not stored)
   int reused = 0;             // measurements taken from the store instead of the GPU
   int samples_taken = 0;      // timed samples taken on the GPU in this run, retakes included
   int throttled_batches = 0;  // batches discarded for a throttled clock

@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 
+#include "autotuner/core/cost_prune.hpp"
 #include "autotuner/core/stopping_rule.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/engine/race.hpp"
@@ -53,6 +54,35 @@ Timing sample_reference(MeasurementBackend& backend, const TuneRequest& request,
   return t;
 }
 
+// Issue #18: the cost model's verdict on each candidate of each family at one shape, before
+// halving measures any ("" = measured). Only the GEMM families have the tiles it reads.
+std::vector<std::vector<std::string>> prune_reasons(const std::vector<Plan>& plans,
+                                                    const DeviceInfo& device, Shape shape,
+                                                    const TuneRequest& request) {
+  std::vector<std::vector<std::string>> out(plans.size());
+  if (!request.search.prunes()) return out;
+  std::vector<std::vector<Candidate>> families;
+  for (auto& plan : plans) families.push_back(plan.candidates);
+  const auto decisions = prune_by_cost(families, device, shape, request.layout,
+                                       {request.search.prune_factor, request.search.prune_keep});
+  int pruned = 0, all = 0;
+  for (size_t f = 0; f < plans.size(); ++f)
+    for (auto& d : decisions[f]) {
+      out[f].push_back(d.reason);
+      pruned += d.pruned;
+      ++all;
+    }
+  spdlog::info("cost model at {}: {} of {} candidates pruned (beyond {}x the best estimate, "
+               "keeping {} per family)",
+               shape.str(), pruned, all, request.search.prune_factor, request.search.prune_keep);
+  return out;
+}
+
+int count_pruned(const std::vector<std::string>& reasons) {
+  return int(std::count_if(reasons.begin(), reasons.end(),
+                           [](const std::string& r) { return !r.empty(); }));
+}
+
 }  // namespace
 
 double ShapeResult::cublas_ms() const {
@@ -87,6 +117,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
                              "' were asked together)");
 
   std::vector<std::vector<Plan>> plans;
+  std::vector<std::vector<std::vector<std::string>>> pruned;  // [shape][family][candidate]
   int total = 0;
   for (auto& shape : request.shapes) {
     plans.emplace_back();
@@ -96,8 +127,12 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       // A family compiled at tuning time says what compiling it took (its plan's notes).
       if (plans.back().back().compile_seconds > 0)
         for (const auto& note : plans.back().back().notes) spdlog::info("compiled {}", note);
-      total += engine::listed_candidates(plans.back().back(), request.search);
     }
+    pruned.push_back(user_kernels ? std::vector<std::vector<std::string>>(plans.back().size())
+                                  : prune_reasons(plans.back(), device, shape, request));
+    for (size_t f = 0; f < plans.back().size(); ++f)
+      total += engine::listed_candidates(plans.back()[f], request.search,
+                                         count_pruned(pruned.back()[f]));
   }
   const int runs_total = int(request.shapes.size() * request.kernels.size());
 
@@ -128,7 +163,8 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas = sample_reference(backend, request, interrupted);
     }
-    for (auto& plan : plans[si]) {
+    for (size_t fi = 0; fi < plans[si].size(); ++fi) {
+      const Plan& plan = plans[si][fi];
       if (interrupted || outcome.context_lost) break;
       const double run_start = now();
       // Fair share: what is left of the budget, split over the races still to run.
@@ -153,11 +189,13 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
           [&](const std::string& phase, int settled, const std::string& best, double best_ms) {
             done = done_before + settled;
             progress(shape, plan.family, phase, done, best, best_ms);
-          }};
+          },
+          pruned[si][fi]};
       auto race = engine::run_race(env, plan,
                                    CacheKey::make(device, plan.family, build_id, shape),
                                    run_id, problem_work(plan.family, shape));
-      done = done_before + engine::listed_candidates(plan, request.search);
+      done = done_before +
+             engine::listed_candidates(plan, request.search, count_pruned(pruned[si][fi]));
       ++runs_done;
       outcome.context_lost |= race.context_lost;
       kr = std::move(race.result);

@@ -38,6 +38,10 @@ TEST(CliTuneFlags, BadProtocolAndSearchValuesNameTheFlag) {
   expect_usage("--max-candidates -2", "--max-candidates");
   expect_usage("--flush-l2 maybe", "--flush-l2");
   expect_usage("--finalists many", "many");
+  expect_usage("--prune roofline", "'roofline'");  // issue #18
+  expect_usage("--prune roofline", "cost, none");
+  expect_usage("--prune-factor 0.5", "--prune-factor = 0.5");
+  expect_usage("--prune-keep -1", "--prune-keep = -1");
 }
 
 TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
@@ -55,7 +59,8 @@ TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
                            "--screen-samples", "--drop-factor",
                            "--finalists",      "--confirm-samples",
                            "--tie-level",      "--quiet",
-                           "--no-isolation"})
+                           "--no-isolation",   "--prune",
+                           "--prune-factor",   "--prune-keep"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

@@ -122,6 +122,10 @@ class FakeBackend : public MeasurementBackend {
   std::string description() const override { return "fake"; }
   bool survives_crashes() const override { return isolates; }
 
+  // Gives variant i a tile, so the cost model (issue #18) can estimate it; fake variants have
+  // none otherwise and are never pruned.
+  void set_tile(size_t i, int tile) { variants_[i].tile_m = variants_[i].tile_n = tile; }
+
   int samples_for(int i) const {
     int n = 0;
     for (auto& c : calls) n += c.candidate == i ? c.count : 0;
@@ -424,6 +428,44 @@ TEST(TuneEngine, TimeBudgetCutsTheRaceAndSaysSo) {
   for (auto& m : k.measurements) cut += m.timing.stop == StopReason::kBudget;
   EXPECT_GT(cut + k.unmeasured, 0);
   EXPECT_GE(k.winner, 0);  // the best of what was measured
+}
+
+// Issue #18: halving prunes by the cost model before measuring; a pruned candidate is listed with
+// its reason, never checked, sampled or stored; prune = none and exhaustive measure it.
+TEST(TuneEngine, CostModelPrunesBeforeHalvingMeasures) {
+  std::vector<double> truth = {1.0, 1.1, 50.0, 60.0};
+  FakeBackend backend(truth, 0.003, 21);
+  for (size_t i = 0; i < truth.size(); ++i) backend.set_tile(i, i < 2 ? 16 : 1);
+  testing::MemorySink store;
+  auto request = request_for(backend, "halving");
+  request.search.prune_keep = 0;
+  auto run = tune(backend, store, request);
+  auto& k = run.kernel();
+  ASSERT_EQ(k.measurements.size(), truth.size());  // every candidate listed, in plan order
+  EXPECT_EQ(k.pruned, 2);
+  EXPECT_EQ(k.unmeasured, 0);
+  for (int i : {2, 3}) {
+    const Measurement& m = k.measurements[size_t(i)];
+    EXPECT_EQ(m.timing.stop, StopReason::kPruned);
+    EXPECT_EQ(m.error.rfind("cost model: est ", 0), 0u) << m.error;
+    EXPECT_EQ(m.timing.summary.count, 0u);
+    EXPECT_EQ(backend.samples_for(i), 0);
+    EXPECT_EQ(std::count(backend.checks.begin(), backend.checks.end(), i), 0);
+  }
+  EXPECT_EQ(run.winner_variant(), 0);
+  EXPECT_EQ(store.run(k.run_id).measurements.size(), 2u);  // only what ran is stored
+
+  for (auto [strategy, prune] : {std::pair{"halving", "none"}, std::pair{"exhaustive", "cost"}}) {
+    FakeBackend again(truth, 0.003, 22);
+    for (size_t i = 0; i < truth.size(); ++i) again.set_tile(i, i < 2 ? 16 : 1);
+    testing::MemorySink other;
+    auto r = request_for(again, strategy);
+    r.search.prune = prune;
+    r.search.prune_keep = 0;
+    auto all = tune(again, other, r);
+    EXPECT_EQ(all.kernel().pruned, 0) << strategy << " " << prune;
+    EXPECT_EQ(again.checks.size(), truth.size()) << strategy << " " << prune;
+  }
 }
 
 // With a store, not the in-memory sink: which earlier rows a run may reuse is the store's rule
