@@ -27,6 +27,7 @@
 #include "autotuner/cli/output_target.hpp"
 #include "autotuner/cli/report_file.hpp"
 #include "autotuner/cli/tune_report.hpp"
+#include "autotuner/core/cost_model.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
 #include "autotuner/engine/tuner.hpp"
@@ -54,13 +55,7 @@ const char* const kDefaultKernels[] = {"coarsened", "regblocked", "pipelined", "
 // dimensions are multiples of 4 copies nothing and is its inner variant again (a duplicate
 // that would only slow the races down).
 bool skinny_shape(const Shape& s, Layout) { return s.m <= 16 || s.n <= 16; }
-bool misaligned_shape(const Shape& s, Layout layout) {
-  // The bench's operands are dense: A's leading dimension is K (M when stored transposed), B's
-  // N (K when transposed); their bases are aligned allocations.
-  const long long lda = transposes_a(layout) ? s.m : s.k;
-  const long long ldb = transposes_b(layout) ? s.k : s.n;
-  return s.k % 4 != 0 || lda % 4 != 0 || ldb % 4 != 0;
-}
+bool misaligned_shape(const Shape& s, Layout layout) { return repacking_copies(s, layout); }
 struct ShapeFamily {
   const char* name;
   bool (*fits)(const Shape&, Layout);

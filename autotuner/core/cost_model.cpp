@@ -60,11 +60,34 @@ bool uses_vector_loads(const std::string& family) {
   return false;
 }
 
+namespace {
+
+// The family of a repacked variant's inner variant, from its symbol ("Repacked<NT<SplitK<..>>>").
+std::string inner_family(const std::string& symbol) {
+  for (auto [spelling, family] : {std::pair{"RegBlocked<", "regblocked"},
+                                  std::pair{"SplitK<", "splitk"}, std::pair{"StreamK<", "streamk"},
+                                  std::pair{"Pipelined<", "pipelined"}})
+    if (symbol.find(spelling) != std::string::npos) return family;
+  return "repacked";
+}
+
+}  // namespace
+
+bool repacking_copies(Shape shape, Layout layout) {
+  const std::int64_t lda = transposes_a(layout) ? shape.m : shape.k;
+  const std::int64_t ldb = transposes_b(layout) ? shape.k : shape.n;
+  return shape.k % 4 != 0 || lda % 4 != 0 || ldb % 4 != 0;
+}
+
 std::optional<CostInput> cost_input(const Candidate& c) {
   if (!c.variant || c.variant->tile_m <= 0 || c.variant->tile_n <= 0 || c.threads <= 0)
     return std::nullopt;
   CostInput in;
   in.family = c.variant->family;
+  if (in.family == "repacked") {
+    in.repacked = true;
+    in.family = inner_family(c.variant->symbol);
+  }
   in.tile_m = c.variant->tile_m;
   in.tile_n = c.variant->tile_n;
   in.splits = int(std::max<std::int64_t>(1, c.grid_z));
@@ -124,7 +147,7 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
   // nn reads A with leading dimension K and B with N; a transposed operand swaps its pair.
   const std::int64_t lda = transposes_a(layout) ? shape.m : shape.k;
   const std::int64_t ldb = transposes_b(layout) ? shape.k : shape.n;
-  e.element_loads = lda % 4 != 0 || ldb % 4 != 0;
+  e.element_loads = (lda % 4 != 0 || ldb % 4 != 0) && !in.repacked;
   if (e.element_loads && uses_vector_loads(in.family)) rate *= kElementLoadRate;
   e.compute_ms = per_sm_blocks * block_fmas / rate * 1e3;
   // Stream-K (hybrid) runs whole waves data-parallel and spreads the last partial wave's tiles
@@ -153,6 +176,9 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
   e.l2_ms = bandwidth > 0 ? panels / (kL2OverDram * bandwidth) * 1e3 : 0.0;
 
   e.ms = std::max({e.compute_ms, e.dram_ms, e.l2_ms}) + kLaunchMs * (splits > 1 ? 2 : 1);
+  // The repack reads and writes both operands once more, in a launch of its own.
+  if (in.repacked && repacking_copies(shape, layout) && bandwidth > 0)
+    e.ms += 8.0 * (m * k + k * n) / bandwidth * 1e3 + kLaunchMs;
   return e;
 }
 

@@ -24,7 +24,13 @@ struct CostInput {
   int threads = 0;
   int active_blocks_per_sm = 0;
   std::int64_t grid_blocks = 0;  // blocks launched (stream-K: its persistent grid)
+  // A repacked variant (kernels/repacked.cuh): its inner variant's family, whose tile and
+  // efficiency it has; it pays a copy of the misaligned operands and never the element loads.
+  bool repacked = false;
 };
+// Whether a repacked variant copies anything on this shape: only when K or a leading dimension
+// of the dense operands is not a multiple of 4; otherwise it is its inner variant again.
+bool repacking_copies(Shape shape, Layout layout);
 // Empty when the candidate says nothing of its tile (a user or source family's variant).
 std::optional<CostInput> cost_input(const Candidate& c);
 

@@ -14,7 +14,9 @@
 #include <sstream>
 
 #include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/cost_model.hpp"
 #include "autotuner/core/cost_prune.hpp"
+#include "autotuner/core/device_peaks.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
@@ -274,7 +276,10 @@ TEST(CostModel, DefaultJobOnTheH100Profile) {
       all += runnable;
       kept += k;
       per_family += " " + job.kernels[f] + " " + std::to_string(k) + "/" + std::to_string(runnable);
-      if (runnable > 0) {
+      // repacked copies nothing on an aligned shape: every variant is a duplicate, pruned.
+      if (job.kernels[f] == "repacked" && !repacking_copies(shape, Layout::kNN)) {
+        EXPECT_EQ(k, 0) << shape.str();
+      } else if (runnable > 0) {
         EXPECT_GE(k, 1) << job.kernels[f] << " at " << shape.str();
       }
       if (shape.m == 4096 && job.kernels[f] == "naive") {
@@ -305,6 +310,32 @@ CostInput tile(const std::string& family, int m, int n, int threads, int blocks_
   in.active_blocks_per_sm = blocks_per_sm;
   in.splits = splits;
   return in;
+}
+
+// A repacked variant (kernels/repacked.cuh) is its inner tile without the element-load penalty
+// plus the copy of both operands, and copies only where K or a leading dimension is not a
+// multiple of 4.
+TEST(CostModel, RepackedIsItsInnerTilePlusTheCopy) {
+  EXPECT_FALSE(repacking_copies(shape_of("4096x4096x4096"), Layout::kNN));
+  EXPECT_TRUE(repacking_copies(shape_of("4096x4096x4097"), Layout::kNN));
+  EXPECT_TRUE(repacking_copies(shape_of("4096x4098x4096"), Layout::kNN));   // ldb = N
+  EXPECT_FALSE(repacking_copies(shape_of("4098x4096x4096"), Layout::kNN));  // M is no ld in nn
+  EXPECT_TRUE(repacking_copies(shape_of("4098x4096x4096"), Layout::kTN));   // lda = M in tn
+  const Shape odd = shape_of("2049x2049x2049");
+  CostInput plain = tile("regblocked", 128, 256, 256, 1);
+  CostInput repacked = plain;
+  repacked.repacked = true;
+  const CostEstimate p = estimate_cost(plain, h100(), odd, Layout::kNN);
+  const CostEstimate r = estimate_cost(repacked, h100(), odd, Layout::kNN);
+  EXPECT_TRUE(p.element_loads);
+  EXPECT_FALSE(r.element_loads);
+  EXPECT_LT(r.compute_ms, p.compute_ms);
+  const double copy_ms = 8.0 * 2 * 2049.0 * 2049.0 / dram_bandwidth(h100()) * 1e3;
+  EXPECT_NEAR(r.ms - std::max({r.compute_ms, r.dram_ms, r.l2_ms}), copy_ms + 0.008, 1e-6);
+  // On an aligned shape there is nothing to copy: the inner variant's estimate exactly.
+  const Shape even = shape_of("2048x2048x2048");
+  EXPECT_DOUBLE_EQ(estimate_cost(repacked, h100(), even, Layout::kNN).ms,
+                   estimate_cost(plain, h100(), even, Layout::kNN).ms);
 }
 
 TEST(CostModel, TermsFollowWavesEdgesAlignmentAndSplitK) {
