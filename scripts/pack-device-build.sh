@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs a build directory for the GPU machine: executables, libocctune.so and CTest files only,
-# stripped, plus the install tree (`cmake --install --strip`) as packed-install/, which the
+# without debug information, plus the install tree (`cmake --install --strip`) as packed-install/, which the
 # install test (tests/install/check-install.sh) builds the examples against there, as one .tar.xz
 # (the device tool carries at most 64 MiB with the working tree: a four-architecture build
 # packed with --gpu-only is about 22 MB with xz -9, see below).
@@ -27,8 +27,11 @@ if [ "$gpu_only" = 1 ]; then
     [ -x "$f" ] && [ -f "$f" ] && [[ "$gpu_tests" != *" $name "* ]] && : >"$f"
   done
 fi
+# Debug information only: the symbol table stays, because a user-kernel harness reads its own
+# (`plan --profile` maps each kernel's address to its name to find its registers in the
+# program's cubin; docs/user-kernels.md), and the tests of that run on the GPU machine too.
 find "$stage/pack" -type f -perm -u+x -exec sh -c \
-  'file "$1" | grep -q "ELF.*not stripped" && strip --strip-unneeded "$1" || true' _ {} \;
+  'file "$1" | grep -q "ELF.*not stripped" && strip --strip-debug "$1" || true' _ {} \;
 cmake --install "$build" --prefix "$stage/pack/packed-install" --strip >/dev/null \
   || { echo "pack-device-build.sh: cannot install '$build'; build all of it first" \
             "(cmake --build $build)" >&2; exit 2; }
