@@ -73,10 +73,16 @@ std::string inner_family(const std::string& symbol) {
 
 }  // namespace
 
-bool repacking_copies(Shape shape, Layout layout) {
+bool dense_leading_dims_misaligned(Shape shape, Layout layout) {
+  // Dense operands: A's leading dimension is K (M when stored transposed), B's N (K when
+  // transposed).
   const std::int64_t lda = transposes_a(layout) ? shape.m : shape.k;
   const std::int64_t ldb = transposes_b(layout) ? shape.k : shape.n;
-  return shape.k % 4 != 0 || lda % 4 != 0 || ldb % 4 != 0;
+  return lda % 4 != 0 || ldb % 4 != 0;
+}
+
+bool repacking_copies(Shape shape, Layout layout) {
+  return shape.k % 4 != 0 || dense_leading_dims_misaligned(shape, layout);
 }
 
 std::optional<CostInput> cost_input(const Candidate& c) {
@@ -144,10 +150,7 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
                       std::min(1.0, warps * outputs_per_thread / kIndependentFmas);
   double rate = lanes * clock_hz * lane_share * operand_share * latency_share *
                 (efficiency > 0 ? efficiency : family_efficiency(in.family));
-  // nn reads A with leading dimension K and B with N; a transposed operand swaps its pair.
-  const std::int64_t lda = transposes_a(layout) ? shape.m : shape.k;
-  const std::int64_t ldb = transposes_b(layout) ? shape.k : shape.n;
-  e.element_loads = (lda % 4 != 0 || ldb % 4 != 0) && !in.repacked;
+  e.element_loads = dense_leading_dims_misaligned(shape, layout) && !in.repacked;
   if (e.element_loads && uses_vector_loads(in.family)) rate *= kElementLoadRate;
   e.compute_ms = per_sm_blocks * block_fmas / rate * 1e3;
   // Stream-K (hybrid) runs whole waves data-parallel and spreads the last partial wave's tiles

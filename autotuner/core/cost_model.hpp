@@ -28,6 +28,9 @@ struct CostInput {
   // efficiency it has; it pays a copy of the misaligned operands and never the element loads.
   bool repacked = false;
 };
+// Whether A's or B's leading dimension, the operands stored dense in `layout`, is not a multiple
+// of 4: the float4 paths then fall back to element loads.
+bool dense_leading_dims_misaligned(Shape shape, Layout layout);
 // Whether a repacked variant copies anything on this shape: only when K or a leading dimension
 // of the dense operands is not a multiple of 4; otherwise it is its inner variant again.
 bool repacking_copies(Shape shape, Layout layout);

@@ -183,6 +183,12 @@ std::string BestRequest::cache_key() const {
 
 namespace {
 
+// A GEMM shape (or a user problem given in declared order) as m, n, k.
+Shape mnk_shape(const QueryParams& p) {
+  return Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
+               p.positive("k", kMaxDimension)};
+}
+
 // A user family's problem by its names: `problem=nx=4096,ny=4096`, or each dimension as its own
 // parameter (`nx=4096&ny=4096`), read in declared order and validated by parse_problem (the
 // CLI's --problem rules: every dimension once, an integer in [1, 2^31-1]); or m, n, k as before.
@@ -208,9 +214,7 @@ Shape user_problem(const QueryParams& p, const QueryParams::Multimap& params,
   if (positional && !named.empty())
     throw BadParameter{"m", fmt::format("given besides {}'s named dimensions; give {} only",
                                         family.def.name, example)};
-  if (positional)
-    return Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
-                 p.positive("k", kMaxDimension)};
+  if (positional) return mnk_shape(p);
   if (!p.has("problem") && named.empty())
     throw BadParameter{"problem", fmt::format("required: kernel {}'s problem, as problem={} or "
                                               "by its dimensions' names",
@@ -241,9 +245,7 @@ BestRequest parse_best(const QueryParams::Multimap& params) {
   r.device = p.uuid("device");
   // No kernel: the fastest correct configuration of any family (db/lookup.hpp).
   r.kernel = p.optional_kernel("kernel").value_or("");
-  r.shape = user ? user_problem(p, params, *user)
-                 : Shape{p.positive("m", kMaxDimension), p.positive("n", kMaxDimension),
-                         p.positive("k", kMaxDimension)};
+  r.shape = user ? user_problem(p, params, *user) : mnk_shape(p);
   r.dtype = p.choice("dtype", {"f32"}, "f32");
   r.layout = p.choice("layout", {"nn", "nt", "tn", "tt"}, "nn");
   r.fallback = p.boolean_or("fallback", true);
