@@ -14,15 +14,13 @@
 namespace occtune::kernels {
 namespace {
 
-constexpr int kCopyThreads = 256;
-constexpr long long kMaxCopyBlocks = 4096;
+constexpr long long kMaxGridX = 2147483647;
 
-__global__ void __launch_bounds__(kCopyThreads) repack_operands(repack::Job a, repack::Job b) {
-  const repack::Job& job = blockIdx.y == 0 ? a : b;
-  const long long items = job.items();
-  for (long long i = (long long)blockIdx.x * kCopyThreads + threadIdx.x; i < items;
-       i += (long long)gridDim.x * kCopyThreads)
-    repack::copy_item(job, i);
+// The copy kernel of kernels/repacked.cuh: one block per tile of a copy, both operands.
+__global__ void __launch_bounds__(repack::kCopyThreads)
+    repack_operands(repack::Job a, repack::Job b, unsigned blocks_a) {
+  __shared__ __align__(16) float staged[repack::kCopyTileFloats];
+  repack::copy_block(a, b, blocks_a, staged);
 }
 
 // The inner variant of each repacked variant, by position in OCCTUNE_REPACKED_VARIANTS, filled
@@ -56,10 +54,12 @@ cudaError_t launch_repacked(const GemmArgs& args, dim3 grid, dim3 block, size_t 
       args.workspace_bytes < repack::operand_bytes(in.layout, args.m, args.n, args.k))
     return cudaErrorInvalidValue;
   const repack::Plan plan = repack::plan(in.layout, args);
-  const long long items = std::max(plan.a.items(), plan.b.items());
-  if (items > 0) {
-    const long long blocks = std::min((items + kCopyThreads - 1) / kCopyThreads, kMaxCopyBlocks);
-    repack_operands<<<dim3(unsigned(blocks), 2), kCopyThreads, 0, stream>>>(plan.a, plan.b);
+  const long long blocks_a = repack::copy_blocks(plan.a);
+  const long long blocks = blocks_a + repack::copy_blocks(plan.b);
+  if (blocks > kMaxGridX) return cudaErrorInvalidValue;  // a copy of over 2^43 floats
+  if (blocks > 0) {
+    repack_operands<<<unsigned(blocks), dim3(32, repack::kCopyWarps), 0, stream>>>(
+        plan.a, plan.b, unsigned(blocks_a));
     if (auto err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   return in.launch(plan.inner, grid, block, smem, stream);

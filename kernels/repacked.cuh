@@ -98,18 +98,79 @@ inline Plan plan(Layout l, const GemmArgs& p) {
   return out;
 }
 
-// Float4 group i of a copy: one aligned 16-byte store, zero where the source has no element.
-// Consecutive i are consecutive in dst, so a warp's stores are 512 contiguous bytes and its
-// loads four contiguous 128-byte rows segments of the source.
-__device__ inline void copy_item(const Job& j, long long i) {
-  const long long per_row = j.dst_ld / 4;
-  const int r = int(i / per_row), c = int(i % per_row) * 4;
-  float v[4];
-  const float* src = j.src + std::size_t(r < j.rows ? r : 0) * std::size_t(j.ld);
+// The copy pass (issue #18, docs/PERFORMANCE.md "repacked"): a block of kCopyWarps warps copies
+// a tile of kCopyBlockRows rows x kCopySegment columns of dst, each warp kCopyRowsPerWarp rows
+// of it. A warp reads a row segment with 4-byte loads at consecutive addresses (coalesced
+// whatever the row's alignment), stages it in shared memory, and writes it back as 16-byte
+// stores; its rows are independent loads in flight together. The tile's position is one
+// division per block, not per element.
+inline constexpr int kCopyWarps = 8;
+inline constexpr int kCopyThreads = 32 * kCopyWarps;
+inline constexpr int kCopyRowsPerWarp = 4;
+inline constexpr int kCopySegment = 128;  // floats: one float4 per lane
+inline constexpr int kCopyBlockRows = kCopyWarps * kCopyRowsPerWarp;
+inline constexpr int kCopyTileFloats = kCopyBlockRows * kCopySegment;  // 16 KiB of shared memory
+
+// A source element, through the read-only data path on the device (the source is not written
+// while the copy runs).
+__device__ inline float load_source(const float* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+// The blocks of a copy: one per tile of dst, none when the operand is used in place.
+__host__ __device__ inline long long copy_blocks(const Job& j) {
+  if (!j.dst) return 0;
+  return (long long)((j.dst_ld + kCopySegment - 1) / kCopySegment) *
+         ((j.dst_rows + kCopyBlockRows - 1) / kCopyBlockRows);
+}
+
+// Tile `index` of a copy (row-major over dst's tiles) with block (32, kCopyWarps): every
+// element of the tile inside dst is written, zero where the source has none. `smem` holds
+// kCopyTileFloats floats, 16-byte aligned. Every thread reaches the one barrier.
+__device__ inline void copy_tile(const Job& j, unsigned index, float* smem) {
+  const unsigned segments = unsigned((j.dst_ld + kCopySegment - 1) / kCopySegment);
+  const int c0 = int(index % segments) * kCopySegment;
+  const int r0 = int(index / segments) * kCopyBlockRows + int(threadIdx.y);
+  const int lane = int(threadIdx.x);
+  float* staged = smem + int(threadIdx.y) * kCopyRowsPerWarp * kCopySegment;  // this warp's
+  float v[kCopyRowsPerWarp][4];
   OCCTUNE_UNROLL
-  for (int q = 0; q < 4; ++q) v[q] = r < j.rows && c + q < j.cols ? src[c + q] : 0.0f;
-  tile::store4(j.dst + std::size_t(r) * std::size_t(j.dst_ld) + c,
-               make_float4(v[0], v[1], v[2], v[3]));
+  for (int i = 0; i < kCopyRowsPerWarp; ++i) {
+    const int r = r0 + i * kCopyWarps;
+    const float* src = j.src + std::size_t(r < j.rows ? r : 0) * std::size_t(j.ld);
+    OCCTUNE_UNROLL
+    for (int q = 0; q < 4; ++q) {
+      const int c = c0 + lane + 32 * q;
+      v[i][q] = r < j.rows && c < j.cols ? load_source(src + c) : 0.0f;
+    }
+  }
+  OCCTUNE_UNROLL
+  for (int i = 0; i < kCopyRowsPerWarp; ++i) {
+    OCCTUNE_UNROLL
+    for (int q = 0; q < 4; ++q) staged[i * kCopySegment + lane + 32 * q] = v[i][q];
+  }
+  __syncthreads();
+  OCCTUNE_UNROLL
+  for (int i = 0; i < kCopyRowsPerWarp; ++i) {
+    const int r = r0 + i * kCopyWarps, c = c0 + 4 * lane;
+    if (r < j.dst_rows && c < j.dst_ld)
+      tile::store4(j.dst + std::size_t(r) * std::size_t(j.dst_ld) + c,
+                   tile::load4(staged + i * kCopySegment + 4 * lane));
+  }
+}
+
+// One block of the copy kernel, which copies both operands in one launch: blocks
+// [0, blocks_a) are a's tiles, the rest b's. Two calls rather than a selected reference: a
+// reference to one of two kernel parameters puts both in local memory.
+__device__ inline void copy_block(const Job& a, const Job& b, unsigned blocks_a, float* smem) {
+  if (blockIdx.x < blocks_a)
+    copy_tile(a, blockIdx.x, smem);
+  else
+    copy_tile(b, blockIdx.x - blocks_a, smem);
 }
 
 }  // namespace occtune::kernels::repack

@@ -174,13 +174,31 @@ template <class V>
 struct ReducesInKernel<V, std::void_t<decltype(V::kReducesInKernel)>>
     : std::bool_constant<V::kReducesInKernel> {};
 
+// The copy pass of a repacked launch (kernels/repacked.cuh): the copy kernel's grid, block and
+// shared memory on the emulator, block by block as the device runs it. "" or the misuse seen.
+std::string run_copy_pass(const repack::Plan& plan, emu::Order order) {
+  const long long blocks_a = repack::copy_blocks(plan.a);
+  const long long blocks = blocks_a + repack::copy_blocks(plan.b);
+  if (blocks == 0) return "";
+  return emu::run_grid(
+      dim3(unsigned(blocks), 1, 1), dim3(32, repack::kCopyWarps, 1),
+      repack::kCopyTileFloats * sizeof(float),
+      [&](unsigned char* smem) {
+        repack::copy_block(plan.a, plan.b, unsigned(blocks_a), reinterpret_cast<float*>(smem));
+      },
+      order, emu::CopyTiming::kEager);
+}
+
 // A repacked variant (issue #18, kernels/repacked.cuh) over V: one workspace holding the
 // operand copies and then `inner_bytes` for V (NaN, a guard page after it), the copy pass run
-// item by item as the device's copy kernel does, and the arguments V then computes on.
+// as the device's copy kernel runs it (threads in `order`; `error` says a misuse), and the
+// arguments V then computes on.
 struct Repacking {
   std::unique_ptr<emu::GuardedBuffer> workspace;
+  std::string error;
 
-  GemmArgs prepare(GemmArgs args, Layout layout, bool repacked, std::size_t inner_bytes) {
+  GemmArgs prepare(GemmArgs args, Layout layout, bool repacked, std::size_t inner_bytes,
+                   emu::Order order) {
     const std::size_t front =
         repacked ? repack::operand_bytes(layout, args.m, args.n, args.k) : 0;
     if (front + inner_bytes == 0) return args;
@@ -189,8 +207,7 @@ struct Repacking {
     args.workspace_bytes = front + inner_bytes;
     if (!repacked) return args;
     const repack::Plan plan = repack::plan(layout, args);
-    for (const repack::Job* job : {&plan.a, &plan.b})
-      for (long long i = 0; i < job->items(); ++i) repack::copy_item(*job, i);
+    if (std::string e = run_copy_pass(plan, order); !e.empty()) error = "copy pass: " + e;
     return plan.inner;
   }
 };
@@ -203,7 +220,8 @@ Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing,
   std::size_t inner_bytes = tile_workspace_bytes(kP, pr.s.m, pr.s.n);
   if constexpr (ReducesInKernel<V>::value) inner_bytes = V::workspace_bytes(pr.s.m, pr.s.n);
   Repacking copies;
-  GemmArgs args = copies.prepare(pr.args(), V::kLayout, repacked, inner_bytes);
+  GemmArgs args = copies.prepare(pr.args(), V::kLayout, repacked, inner_bytes, order);
+  if (!copies.error.empty()) return Outcome{copies.error, {}};
   if constexpr (ReducesInKernel<V>::value && kP.splits > 1) V::prepare(args);
   const dim3 grid(unsigned((pr.s.n + kP.bn - 1) / kP.bn), unsigned((pr.s.m + kP.bm - 1) / kP.bm),
                   unsigned(kP.splits));
@@ -329,7 +347,8 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
   const long long floats = plan.workspace_floats(kP.bm, kP.bn);
   Repacking copies;
   const GemmArgs args =
-      copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(floats) * sizeof(float));
+      copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(floats) * sizeof(float), order);
+  if (!copies.error.empty()) return Outcome{copies.error, {}};
   Outcome out;
   out.error = emu::run_grid(
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
@@ -609,6 +628,62 @@ TEST(Repacked, PlanCopiesWhatTheFloat4PathsCannotRead) {
   EXPECT_EQ(plan.a.dst_rows, 8);
   EXPECT_EQ(plan.inner.lda, 8);
   EXPECT_EQ(plan.inner.k, 8);
+}
+
+// The copy pass itself (kernels/repacked.cuh): both operands in one launch, a copy spanning
+// several tiles in both directions with a partial last one, a misaligned base and leading
+// dimension, rows padded past the source, a copy narrower than one float4 segment, and an
+// operand used in place (no blocks). Every element of each copy, its padding included, must be
+// the source's or 0 bit for bit (the copies start as NaN, the sources' padding is NaN), in
+// every thread order.
+TEST(Repacked, CopyPassWritesAlignedZeroPaddedCopies) {
+  struct CopyCase {
+    int rows, cols, ld, dst_rows;
+    std::size_t shift;
+  };
+  const CopyCase cases[][2] = {
+      {{37, 133, 135, 40, 1}, {5, 3, 3, 8, 0}},
+      {{70, 257, 257, 72, 3}, {33, 1, 2, 36, 2}},
+  };
+  for (const auto& pair : cases)
+    for (emu::Order order : {emu::Order::kForward, emu::Order::kReverse, emu::Order::kShuffled}) {
+      std::vector<std::unique_ptr<emu::GuardedBuffer>> buffers;
+      repack::Plan plan;
+      repack::Job* jobs[] = {&plan.a, &plan.b};
+      for (int o = 0; o < 2; ++o) {
+        const CopyCase& c = pair[o];
+        auto& src = *buffers.emplace_back(std::make_unique<emu::GuardedBuffer>(
+            std::size_t(c.rows - 1) * c.ld + c.cols, c.shift));
+        for (int r = 0; r < c.rows; ++r)
+          for (int col = 0; col < c.cols; ++col)
+            src[std::size_t(r) * c.ld + col] =
+                float(1 + o) * 1000.0f + float(r) + 0.001f * float(col);
+        const int dst_ld = repack::padded_ld(c.cols);
+        auto& dst = *buffers.emplace_back(
+            std::make_unique<emu::GuardedBuffer>(std::size_t(c.dst_rows) * dst_ld));
+        *jobs[o] = {src.data(), dst.data(), c.rows, c.cols, c.ld, c.dst_rows, dst_ld};
+      }
+      ASSERT_EQ(run_copy_pass(plan, order), "");
+      for (int o = 0; o < 2; ++o) {
+        const repack::Job& j = *jobs[o];
+        for (int r = 0; r < j.dst_rows; ++r)
+          for (int col = 0; col < j.dst_ld; ++col) {
+            const bool in_source = r < j.rows && col < j.cols;
+            const float want = in_source ? j.src[std::size_t(r) * j.ld + col] : 0.0f;
+            const float got = j.dst[std::size_t(r) * j.dst_ld + col];
+            ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0)
+                << "operand " << o << " row " << r << " column " << col << " order "
+                << int(order) << ": " << got << ", expected " << want;
+          }
+      }
+      // In place (no copy): no blocks, and the other operand's copy still runs alone.
+      plan.a.dst = nullptr;
+      EXPECT_EQ(repack::copy_blocks(plan.a), 0);
+      std::fill_n(plan.b.dst, std::size_t(plan.b.dst_rows) * plan.b.dst_ld, NAN);
+      ASSERT_EQ(run_copy_pass(plan, order), "");
+      EXPECT_EQ(plan.b.dst[0], plan.b.src[0]);
+      EXPECT_EQ(plan.b.dst[std::size_t(plan.b.dst_rows) * plan.b.dst_ld - 1], 0.0f);
+    }
 }
 
 // A repacked variant is its inner variant's kernel after a copy pass: same launch metadata and
