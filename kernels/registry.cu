@@ -12,9 +12,15 @@
 #include "kernels/registry_internal.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/streamk.cuh"
+#include "kernels/textbook_families.hpp"
 #include "kernels/tiled.cuh"
 
 namespace occtune::kernels {
+
+// The GEMM launch (GemmArgs) of a configuration of kernels/textbook_families.cu by its
+// function, or nullptr: what launch_variant calls for their variants, as for every other entry.
+LaunchFn textbook_gemm_launch(const void* function);
+
 namespace {
 
 size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }
@@ -28,22 +34,42 @@ using AsIs = Variant;
   r.add<W<Nn>>(layout_symbol(LayoutOf<W<Nn>>::value, #Nn), family, {{param, width}}, width, \
                width, width, width, smem)
 
+// The variants of the families registered through the registration API, expanded by the code
+// that expands user families (kernels/registry_extension.hpp), in `layout`: the registry keeps
+// their rows where its own table had them, so the order of variants() is unchanged.
+void add_api_variants(Registry& r, const KernelFamily& family, const ExpandedFamily& expanded,
+                      Layout layout) {
+  for (std::size_t i = 0; i < expanded.variants.size(); ++i) {
+    Entry e;
+    e.info = expanded.variants[i];
+    if (e.info.layout != layout) continue;
+    // The GEMM engine reads a grid as tiles (grid_for): a textbook block of w x w threads
+    // computes a w x w tile of C, as the family's grid says.
+    e.info.tile_m = e.info.block_y;
+    e.info.tile_n = e.info.block_x;
+    e.function = family.configs[std::size_t(expanded.config_of[i])].function;
+    e.launch = textbook_gemm_launch(e.function);
+    r.entries.push_back(std::move(e));
+  }
+}
+
+struct ApiFamily {
+  KernelFamily family;
+  ExpandedFamily expanded;
+};
+
 // The textbook families in the layout W names (AsIs: nn). Every tile width exists in every
 // layout, so the textbook occupancy walk finds its tiles whatever the layout.
 template <template <class> class W>
-void register_textbook(Registry& r) {
+void register_textbook(Registry& r, const std::vector<ApiFamily>& api) {
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<1>, "tiled_dynamic", "tile", 1, tiled_dynamic_smem(1));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<2>, "tiled_dynamic", "tile", 2, tiled_dynamic_smem(4));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<4>, "tiled_dynamic", "tile", 4, tiled_dynamic_smem(16));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<8>, "tiled_dynamic", "tile", 8, tiled_dynamic_smem(64));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<16>, "tiled_dynamic", "tile", 16, tiled_dynamic_smem(256));
   OCCTUNE_ADD_SQUARE(r, TiledDynamic<32>, "tiled_dynamic", "tile", 32, tiled_dynamic_smem(1024));
-  OCCTUNE_ADD_SQUARE(r, TiledStatic<8>, "tiled_static", "tile", 8, 0);
-  OCCTUNE_ADD_SQUARE(r, TiledStatic<16>, "tiled_static", "tile", 16, 0);
-  OCCTUNE_ADD_SQUARE(r, TiledStatic<32>, "tiled_static", "tile", 32, 0);
-  OCCTUNE_ADD_SQUARE(r, Naive<8>, "naive", "block", 8, 0);
-  OCCTUNE_ADD_SQUARE(r, Naive<16>, "naive", "block", 16, 0);
-  OCCTUNE_ADD_SQUARE(r, Naive<32>, "naive", "block", 32, 0);
+  constexpr Layout layout = LayoutOf<W<TiledDynamic<1>>>::value;
+  for (const ApiFamily& a : api) add_api_variants(r, a.family, a.expanded, layout);
 }
 
 void register_all(Registry& r) {
@@ -51,20 +77,23 @@ void register_all(Registry& r) {
                         "textbook tiled GEMM, dynamic shared memory, compile-time tile width "
                         "chosen from occupancy-API candidates",
                         false, "TiledDynamic<0>", &tiled_dynamic_smem, 4});
-  r.families.push_back({"tiled_static", "textbook tiled GEMM, static shared memory (baseline)",
-                        true, "", nullptr, 1});
-  r.families.push_back({"naive", "one output per thread from global memory (baseline)", true, "",
-                        nullptr, 1});
+  // Issue #13: the baselines register through the registration API (kernels/textbook_families).
+  std::vector<ApiFamily> api;
+  for (KernelFamily f : {tiled_static_family(), naive_family()}) {
+    ExpandedFamily expanded = expand_builtin_family(f);
+    r.families.push_back(expanded.info);
+    api.push_back({std::move(f), std::move(expanded)});
+  }
 
   // The run-time-tile kernel the textbook method asks the Occupancy API about. It is not a
   // candidate itself (docs/architecture.md): the tile it suggests is launched specialised. Its
   // nn instantiation answers for every layout (same shared memory, same thread count).
   r.add<TiledDynamic<0>>("TiledDynamic<0>", "tiled_dynamic_generation", {{"tile", 0}}, 0, 0, 0,
                          0, 0);
-  register_textbook<AsIs>(r);
-  register_textbook<NT>(r);
-  register_textbook<TN>(r);
-  register_textbook<TT>(r);
+  register_textbook<AsIs>(r, api);
+  register_textbook<NT>(r, api);
+  register_textbook<TN>(r, api);
+  register_textbook<TT>(r, api);
 
   // The issue #3 families, each registering its own instantiations (kernels/<family>.cu).
   register_coarsened(r);

@@ -1,5 +1,6 @@
 // Families and variants the registry takes from outside the kernel library: the user kernel
-// families of occtune/kernel.hpp, registered by the program before the registry is first used.
+// families of occtune/kernel.hpp, registered by the program before the registry is first used,
+// and the expansion of the built-in families that register through the same API.
 // The registry is built once and never changes afterwards (callers keep pointers into it), so
 // an extension must be installed before that.
 #pragma once
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "kernels/registry.hpp"
+#include "occtune/kernel.hpp"
 
 namespace occtune::kernels {
 
@@ -24,5 +26,15 @@ bool registry_built();
 // Called by the registry when it is built (kernels/registry.cu).
 void apply_registry_extension(std::vector<FamilyInfo>& families,
                               std::vector<VariantInfo>& variants);
+
+// A built-in family of the registration API as the registry takes it: validated and expanded by
+// the code that validates and expands user families (expand_family, defined with it in
+// autotuner/core/user_family.cpp), so both are one path.
+struct ExpandedFamily {
+  FamilyInfo info;
+  std::vector<VariantInfo> variants;
+  std::vector<int> config_of;  // parallel to variants: the index into KernelFamily::configs
+};
+ExpandedFamily expand_builtin_family(KernelFamily family);
 
 }  // namespace occtune::kernels

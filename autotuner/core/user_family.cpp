@@ -13,6 +13,7 @@
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/compiled_resources.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/layout.hpp"
 #include "kernels/registry_extension.hpp"
 
 namespace occtune {
@@ -86,7 +87,60 @@ void validate_aspect(const KernelFamily& f) {
                             text, a.x / d, a.y / d));
 }
 
-void validate(const KernelFamily& f) {
+// What the user engine does not read yet (modes, a configuration's own symbol) is taken only
+// from occtune's built-in families; everything else is checked alike for both.
+void validate_builtin_fields(const KernelFamily& f, FamilyOrigin origin) {
+  const std::string& n = f.name;
+  const bool has_modes = !f.modes.name.empty() || !f.modes.values.empty();
+  if (origin == FamilyOrigin::kUser) {
+    if (has_modes)
+      bad(n, fmt::format("modes '{}' are taken only from occtune's built-in GEMM families in this "
+                         "version; leave KernelFamily::modes empty (a user family's problem is "
+                         "its dimensions)",
+                         f.modes.name));
+    for (std::size_t c = 0; c < f.configs.size(); ++c)
+      if (!f.configs[c].symbol.empty() || !f.configs[c].mode.empty())
+        bad(n, fmt::format("configuration {} sets {} '{}', which is taken only from occtune's "
+                           "built-in GEMM families in this version; leave KernelConfig::symbol "
+                           "and KernelConfig::mode empty (variants are named "
+                           "family<param=value,...>/XxY)",
+                           c + 1, f.configs[c].symbol.empty() ? "mode" : "symbol",
+                           f.configs[c].symbol.empty() ? f.configs[c].mode : f.configs[c].symbol));
+    return;
+  }
+  if (has_modes) {
+    // The store keys one mode, in its layout column, so the one mode is the layout.
+    if (f.modes.name != "layout" || f.modes.values.empty())
+      bad(n, fmt::format("modes '{}' with {} values: the store keys one mode, the operand layout; "
+                         "name it \"layout\" and give its values (nn, nt, tn, tt)",
+                         f.modes.name, f.modes.values.size()));
+    for (std::size_t i = 0; i < f.modes.values.size(); ++i) {
+      if (!parse_layout(f.modes.values[i]))
+        bad(n, "mode value: " + layout_error(f.modes.values[i]));
+      for (std::size_t j = 0; j < i; ++j)
+        if (f.modes.values[j] == f.modes.values[i])
+          bad(n, fmt::format("mode value '{}' is given twice; give each once", f.modes.values[i]));
+    }
+  }
+  for (std::size_t c = 0; c < f.configs.size(); ++c) {
+    const std::string& mode = f.configs[c].mode;
+    const auto& values = f.modes.values;
+    if (has_modes ? std::find(values.begin(), values.end(), mode) == values.end() : !mode.empty())
+      bad(n, fmt::format("configuration {} computes mode '{}', which is not one of the family's "
+                         "modes ({}); set KernelConfig::mode to one of them",
+                         c + 1, mode, has_modes ? fmt::format("{}", fmt::join(values, ", "))
+                                                : std::string("none")));
+    const std::string& symbol = f.configs[c].symbol;
+    if (!symbol.empty() && (symbol.size() > 128 ||
+                            symbol.find_first_of(" \t\n\r|,=/") != std::string::npos))
+      bad(n, fmt::format("configuration {}: symbol '{}' must be 1 to 128 characters without "
+                         "spaces or |,=/ (e.g. TiledStatic<16>)",
+                         c + 1, symbol));
+  }
+}
+
+void validate(const KernelFamily& f, FamilyOrigin origin) {
+  validate_builtin_fields(f, origin);
   const std::string& n = f.name;
   if (!is_identifier(n))
     fail(ExitCode::kUsage,
@@ -192,11 +246,7 @@ void extend_registry(std::vector<kernels::FamilyInfo>& families,
              fmt::format("kernel family '{}' is registered twice (a built-in family has that "
                          "name); choose another name",
                          uf.def.name));
-    kernels::FamilyInfo info;
-    info.name = uf.def.name;
-    info.description = uf.def.description.empty() ? "user kernel family, version " + uf.def.version
-                                                  : uf.def.description;
-    families.push_back(std::move(info));
+    families.push_back(family_info(uf));
     variants.insert(variants.end(), uf.variants.begin(), uf.variants.end());
   }
 }
@@ -270,6 +320,7 @@ int UserFamily::snap_threads(int suggested) const {
 }
 
 std::string UserFamily::config_symbol(int config) const {
+  if (const std::string& own = def.configs[std::size_t(config)].symbol; !own.empty()) return own;
   std::string params;
   for (const auto& p : def.configs[std::size_t(config)].params)
     params += fmt::format("{}{}={}", params.empty() ? "" : ",", p.name, p.value);
@@ -288,8 +339,8 @@ std::string CompileSummary::line() const {
                      errors.size(), arch, wall_seconds, nvrtc_runs, cache_hits, failed);
 }
 
-void register_user_family(KernelFamily family, CompileHook compile) {
-  validate(family);
+UserFamily expand_family(KernelFamily family, CompileHook compile, FamilyOrigin origin) {
+  validate(family, origin);
   UserFamily uf;
   uf.def = std::move(family);
   uf.compile = std::move(compile);
@@ -312,25 +363,61 @@ void register_user_family(KernelFamily family, CompileHook compile) {
                                  sizes, uf.def.min_threads, uf.def.max_threads));
   }
   for (int c = 0; c < int(uf.def.configs.size()); ++c) {
-    const auto blocks =
-        fixed ? std::vector<Block>{uf.def.configs[std::size_t(c)].block} : uf.blocks();
+    const KernelConfig& config = uf.def.configs[std::size_t(c)];
+    // A configuration with its own symbol is specialised to its block (a compile-time tile).
+    const bool specialised = !config.symbol.empty();
+    if (specialised && !fixed) {
+      const Block b = config.block;
+      const int t = b.threads();
+      if (t < 1 || t > uf.def.max_threads || uf.snap_threads(t) != t ||
+          uf.block_for_threads(t).x != b.x || uf.block_for_threads(t).y != b.y)
+        bad(uf.def.name, fmt::format("configuration {} ({}) is specialised to block {}x{}, "
+                                     "which is not a block of its rule up to {} threads; give "
+                                     "it one (square: w x w, w a power of two)",
+                                     c + 1, config.symbol, b.x, b.y, uf.def.max_threads));
+    }
+    const auto blocks = fixed || specialised ? std::vector<Block>{config.block} : uf.blocks();
     for (const Block b : blocks) {
       kernels::VariantInfo v;
       v.family = uf.def.name;
-      v.symbol = uf.variant_symbol(c, b);
-      for (const auto& p : uf.def.configs[std::size_t(c)].params)
-        v.params.push_back({p.name, int(p.value)});
+      v.symbol = specialised ? config.symbol : uf.variant_symbol(c, b);
+      for (const auto& p : config.params) v.params.push_back({p.name, int(p.value)});
       // A fixed block is the configuration's own (its parameters already say it).
       if (!fixed)
         for (auto& p : block_params(uf.def.block_rule, b)) v.params.push_back(std::move(p));
       v.block_x = b.x;
       v.block_y = b.y;
       v.tile_m = v.tile_n = 1;  // unused: the family computes its grid (user_grid)
-      v.dynamic_smem = uf.def.smem(b, uf.def.configs[std::size_t(c)]);
+      v.dynamic_smem = uf.def.smem(b, config);
+      if (!config.mode.empty()) v.layout = *parse_layout(config.mode);  // validated
       uf.variants.push_back(std::move(v));
       uf.variant_of.push_back({c, b});
     }
   }
+  return uf;
+}
+
+kernels::FamilyInfo family_info(const UserFamily& family) {
+  kernels::FamilyInfo info;
+  info.name = family.def.name;
+  info.description = family.def.description.empty()
+                         ? "user kernel family, version " + family.def.version
+                         : family.def.description;
+  info.baseline = family.def.baseline;
+  return info;
+}
+
+namespace kernels {
+ExpandedFamily expand_builtin_family(KernelFamily family) {
+  const UserFamily uf = expand_family(std::move(family), {}, FamilyOrigin::kBuiltin);
+  ExpandedFamily out{family_info(uf), uf.variants, {}};
+  for (const UserVariant& v : uf.variant_of) out.config_of.push_back(v.config);
+  return out;
+}
+}  // namespace kernels
+
+void register_user_family(KernelFamily family, CompileHook compile) {
+  UserFamily uf = expand_family(std::move(family), std::move(compile), FamilyOrigin::kUser);
   std::lock_guard lock(families_mutex);
   for (const UserFamily& other : registered())
     if (other.def.name == uf.def.name)

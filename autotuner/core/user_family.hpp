@@ -69,6 +69,18 @@ struct UserFamily {
   std::string variant_symbol(int config, Block block) const;
 };
 
+// Who registers a family: the program (occtune::register_family) or occtune itself (its
+// built-in GEMM families, kernels/textbook_families.cu), which alone may set what the user
+// engine does not read yet (modes, a configuration's own symbol).
+enum class FamilyOrigin { kUser, kBuiltin };
+
+// The one validation and expansion of a registered family, user or built-in: throws
+// Error(kUsage) naming the family, the value and the fix; else the family with its variants
+// (configuration x admissible block, or each specialised configuration's own block).
+UserFamily expand_family(KernelFamily family, CompileHook compile, FamilyOrigin origin);
+// The registry's view of an expanded family (name, description, baseline flag).
+kernels::FamilyInfo family_info(const UserFamily& family);
+
 // Validates and keeps `family`; throws Error(kUsage) naming the family, the value and the fix.
 // (occtune::register_family calls it.)
 // `compile`, for a family compiled at tuning time, is asked before its configurations are

@@ -22,6 +22,9 @@ namespace occtune {
 // ({"nx", 4096}, {"ny", 4096}). Written "nx=4096,ny=4096" on the command line (--problem).
 struct Dims {
   std::vector<std::pair<std::string, std::int64_t>> values;
+  // The problem's value of the family's KernelFamily::modes ("nt"); empty for a family without.
+  // (Initialised here so that `Dims{{{"nx", 4096}}}` stays free of -Wmissing-field-initializers.)
+  std::string mode = {};
 
   // The value of `name`; throws Error(kUsage) naming it and the dimensions there are.
   std::int64_t operator[](const std::string& name) const;
@@ -67,8 +70,18 @@ struct KernelConfig {
   // function comes from `resolve`. 0: not declared.
   int registers = 0;
   int static_smem = 0;
-  // The block this configuration launches with, for BlockRule::kFixed (otherwise unused).
+  // The block this configuration launches with, for BlockRule::kFixed, or for a configuration
+  // with a `symbol` under any rule (otherwise unused).
   Block block;
+  // Optional, occtune's built-in families only in this version (register_family refuses it):
+  // the name of the configuration's one variant instead of "family<p=v,...>/XxY", the name the
+  // store has always keyed it by ("TiledStatic<16>"). Such a configuration is specialised to
+  // its `block`, which must be one of the rule's blocks, and exists for that block only.
+  std::string symbol = {};
+  // Optional, built-in families only in this version: the value of KernelFamily::modes this
+  // configuration computes ("nt"); only the configurations of a problem's mode are its
+  // candidates. Empty for a family without modes.
+  std::string mode = {};
 
   // The value of parameter `name`; throws Error(kUsage) naming it.
   std::int64_t param(const std::string& name) const;
@@ -137,6 +150,16 @@ struct Comparison {
   double tolerance = 1e-5;
 };
 
+// A named enumeration of a family's problem beside its integer dimensions, kept in the store's
+// key: the GEMM operand layout, {"layout", {"nn", "nt", "tn", "tt"}}. The key has one such
+// column, the layout, so a family has at most one mode and it is the layout. Built-in families
+// only in this version (docs/architecture.md, "Issue #13: the built-in families through the
+// registration API").
+struct Modes {
+  std::string name;  // empty: the family has no modes
+  std::vector<std::string> values;
+};
+
 struct KernelFamily {
   std::string name;     // [a-z0-9_], unique among every family (built-in ones included)
   std::string version;  // part of the cache key: change it when the kernel changes
@@ -145,6 +168,10 @@ struct KernelFamily {
   std::vector<KernelConfig> configs;
   BlockRule block_rule = BlockRule::kSquare;
   Aspect aspect;  // BlockRule::kAspect only: block_x : block_y
+  Modes modes;    // built-in families only in this version (KernelConfig::mode)
+  // A reference point (a textbook kernel to compare with) rather than a kernel to tune; read by
+  // occtune::sgemm's tuning on a miss, which tunes the GEMM families that are not baselines.
+  bool baseline = false;
   int min_threads = 16;    // the smallest block the kernel accepts (threads)
   int max_threads = 1024;  // the largest
   // Dynamic shared memory in bytes for a block; fed to the occupancy API.
