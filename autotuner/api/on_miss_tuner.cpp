@@ -9,12 +9,12 @@
 #include <string_view>
 
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/user_family.hpp"
 #include "autotuner/cuda/in_process_backend.hpp"
 #include "autotuner/engine/tuner.hpp"
 #include "db/store.hpp"
 #include "db/store_path.hpp"
 #include "kernels/kernel_manifest.hpp"
-#include "kernels/registry.hpp"
 #include "occtune/version.hpp"
 
 namespace occtune::api {
@@ -42,9 +42,7 @@ void tune_on_miss(const DeviceInfo& device, const RowMajorGemm& g) {
   auto store = db::Store::open(db::resolve_store_path().path, db::OpenMode::kReadWrite);
   auto backend = cuda::make_in_process_backend(device.uuid);
   TuneRequest request;
-  for (const auto& family : kernels::families())
-    if (!family.baseline && !kernels::variants_of(family.name, g.layout).empty())
-      request.kernels.push_back(family.name);
+  request.kernels = gemm_tuning_families(g.layout);
   request.shapes = {Shape{g.m, g.n, g.k}};
   request.layout = g.layout;
   request.search.time_budget_s = budget_ms() / 1000.0;

@@ -7,7 +7,8 @@
 
 namespace occtune::api {
 
-// Tunes the shape of `g` on `device` with every non-baseline family of its layout, within
+// Tunes the shape of `g` on `device` with the GEMM families of its layout (gemm_tuning_families:
+// never a baseline, never a user family), within
 // OCCTUNE_TUNE_BUDGET_MS milliseconds (default 2000) of tuning, into the store at OCCTUNE_DB or
 // the default path, opened for writing (created if missing). Measures in this process (no
 // worker), like `occtune tune --no-isolation`. Throws Error as the engine and the store do.

@@ -438,6 +438,15 @@ const UserFamily* find_user_family(std::string_view name) {
   return nullptr;
 }
 
+std::vector<std::string> gemm_tuning_families(Layout layout) {
+  std::vector<std::string> out;
+  for (const auto& family : kernels::families())
+    if (!family.baseline && !find_user_family(family.name) &&
+        !kernels::variants_of(family.name, layout).empty())
+      out.push_back(family.name);
+  return out;
+}
+
 std::vector<const UserFamily*> user_families() {
   std::lock_guard lock(families_mutex);
   std::vector<const UserFamily*> out;

@@ -90,6 +90,11 @@ void register_user_family(KernelFamily family, CompileHook compile = {});
 const UserFamily* find_user_family(std::string_view name);
 // Every registered user family, in registration order.
 std::vector<const UserFamily*> user_families();
+// The families a GEMM of `layout` is tuned with when nothing names them (occtune::sgemm's on-miss
+// tune): every registered family with variants in that layout except the baselines and the user
+// families, whose problems are not GEMMs (their variants are all "nn", so a layout filter alone
+// would let them in).
+std::vector<std::string> gemm_tuning_families(Layout layout);
 
 // What makes a stored result stale for a family: its version for a user family ("user:1.2"),
 // the kernel build id for a built-in one.

@@ -42,6 +42,8 @@ using occtune::testing::usage_error;
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Contains;
+using ::testing::Not;
 
 // Stand-ins: no GPU work runs here, but a configuration needs a function and hooks.
 const char kFakeKernel[1] = {};
@@ -264,6 +266,19 @@ TEST(UserKernelRegistration, FamiliesJoinTheRegistryAsConfigurationTimesBlock) {
   EXPECT_EQ(linear[0]->symbol, "ureduce<ept=4>/32x1");
   EXPECT_EQ(linear[0]->label(), "ept=4,threads=32");
   EXPECT_THAT(kernels::family_names(), HasSubstr("ustencil"));
+}
+
+// occtune::sgemm's on-miss tune takes the families nobody named: the user families registered
+// in this program have nn variants, yet they are not GEMMs and must stay out of it.
+TEST(UserKernelRegistration, AnSgemmTuneOnAMissTakesNoUserFamily) {
+  for (Layout layout : {Layout::kNN, Layout::kNT, Layout::kTN, Layout::kTT}) {
+    const auto families = gemm_tuning_families(layout);
+    EXPECT_THAT(families, Not(Contains(HasSubstr("ustencil")))) << layout_name(layout);
+    EXPECT_THAT(families, Not(Contains("ureduce"))) << layout_name(layout);
+    EXPECT_THAT(families, Contains("regblocked")) << layout_name(layout);
+    EXPECT_THAT(families, Not(Contains("naive"))) << "a baseline, " << layout_name(layout);
+  }
+  EXPECT_THAT(gemm_tuning_families(Layout::kNN), Contains("splitk"));
 }
 
 TEST(UserKernelRegistration, RegisteringAfterTheRegistryIsBuiltIsRefused) {
