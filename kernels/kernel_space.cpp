@@ -53,7 +53,7 @@ std::vector<FamilySpace> build_spaces() {
         {"wn", {16, 32, 64, 128}},
         {"stages", {2, 3, 4}},
         {"areg", {0, 1}},
-        {"splits", {2, 4, 8, 16, 32, 64}},
+        {"splits", {2, 4, 8, 16, 32, 64, 128}},
         {"order", {0, 1}}}},
   };
 }

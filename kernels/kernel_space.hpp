@@ -118,8 +118,8 @@ constexpr const char* tile_violation(TileFamily f, const TileParams& p) {
     return "the register-staged kernel double-buffers shared memory (stages = 2)";
   if ((f == TileFamily::kPipelined || f == TileFamily::kSplitK) && (p.stages < 2 || p.stages > 6))
     return "the cp.async pipeline needs 2 to 6 stages";
-  if (f == TileFamily::kSplitK ? (p.splits < 2 || p.splits > 64) : p.splits != 1)
-    return "split-K needs 2..64 splits; other families have 1";
+  if (f == TileFamily::kSplitK ? (p.splits < 2 || p.splits > 128) : p.splits != 1)
+    return "split-K needs 2..128 splits; other families have 1";
   if (p.areg != 0 && p.areg != 1) return "areg is 0 or 1";
   if (f == TileFamily::kRegBlocked && p.areg != 0)
     return "areg is a choice of the cp.async families only";

@@ -112,7 +112,10 @@ struct SplitK
   X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 64, 0>) \
   X(SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 64, 0>) \
   X(SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 32, 0>) \
-  X(SplitK<64, 128, 16, 8, 8, 32, 64, 4, 1, 64, 0>)
+  X(SplitK<64, 128, 16, 8, 8, 32, 64, 4, 1, 64, 0>) \
+  X(SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 128, 0>) \
+  X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 128, 0>) \
+  X(SplitK<32, 32, 16, 4, 4, 16, 32, 4, 0, 128, 0>)
 
 // The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
 // small square C and on a skinny C.
