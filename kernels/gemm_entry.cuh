@@ -28,6 +28,16 @@ struct GemmArgs {
   float beta = 0.0f;
 };
 
+// A load of an input the kernel never writes: through the read-only (non-coherent) data path on
+// the device, a plain load in the host emulator (tests/support/kernel_emulator.hpp).
+__device__ __forceinline__ float load_readonly(const float* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 // The epilogue of one output: alpha * acc, plus beta * C when beta != 0 (only then is c read).
 __device__ __forceinline__ float scale_output(float acc, const float* c, float alpha,
                                               float beta) {

@@ -17,10 +17,6 @@
 
 namespace occtune::kernels {
 
-// The GEMM launch (GemmArgs) of a configuration of kernels/textbook_families.cu by its
-// function, or nullptr: what launch_variant calls for their variants, as for every other entry.
-LaunchFn textbook_gemm_launch(const void* function);
-
 namespace {
 
 size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }

@@ -72,6 +72,9 @@ void register_pipelined(Registry& r);
 void register_splitk(Registry& r);
 // Issue #18's misaligned fast path (kernels/repacked.cu): after the families it wraps.
 void register_repacked(Registry& r);
+// The GEMM launch (GemmArgs) of a configuration of kernels/textbook_families.cu by its
+// function, or nullptr: what launch_variant calls for their variants, as for every other entry.
+LaunchFn textbook_gemm_launch(const void* function);
 // Test-only faulty kernels (kernels/planted_faults.cu): registers nothing unless
 // OCCTUNE_TEST_KERNELS=1.
 void register_planted_faults(Registry& r);

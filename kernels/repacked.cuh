@@ -111,16 +111,6 @@ inline constexpr int kCopySegment = 128;  // floats: one float4 per lane
 inline constexpr int kCopyBlockRows = kCopyWarps * kCopyRowsPerWarp;
 inline constexpr int kCopyTileFloats = kCopyBlockRows * kCopySegment;  // 16 KiB of shared memory
 
-// A source element, through the read-only data path on the device (the source is not written
-// while the copy runs).
-__device__ inline float load_source(const float* p) {
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
-
 // The blocks of a copy: one per tile of dst, none when the operand is used in place.
 __host__ __device__ inline long long copy_blocks(const Job& j) {
   if (!j.dst) return 0;
@@ -145,7 +135,7 @@ __device__ inline void copy_tile(const Job& j, unsigned index, float* smem) {
     OCCTUNE_UNROLL
     for (int q = 0; q < 4; ++q) {
       const int c = c0 + lane + 32 * q;
-      v[i][q] = r < j.rows && c < j.cols ? load_source(src + c) : 0.0f;
+      v[i][q] = r < j.rows && c < j.cols ? load_readonly(src + c) : 0.0f;
     }
   }
   OCCTUNE_UNROLL

@@ -28,14 +28,6 @@
 
 namespace occtune::kernels {
 
-// Read-only loads through the non-coherent cache on the device; plain loads in the emulator.
-__device__ __forceinline__ float skinny_load(const float* p) {
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
 // The large operand is read once: its lines are marked evict-first in L2 (sm_80+; streaming
 // loads before), so they replace each other rather than whatever else L2 holds. On the H100 a
 // 1x4096x4096 product went from 36.8 to 31.9 us with it (docs/PERFORMANCE.md, "skinny").
@@ -133,11 +125,11 @@ struct SkinnyIn {
   // Element (s, k) of the small operand: op(A)[s][k] for SIDE 0, op(B)[k][s] for SIDE 1.
   __device__ static float small_at(const GemmArgs& p, int s, int k) {
     if constexpr (SIDE == 0)
-      return transposes_a(L) ? skinny_load(p.a + std::size_t(k) * p.lda + s)
-                             : skinny_load(p.a + std::size_t(s) * p.lda + k);
+      return transposes_a(L) ? load_readonly(p.a + std::size_t(k) * p.lda + s)
+                             : load_readonly(p.a + std::size_t(s) * p.lda + k);
     else
-      return transposes_b(L) ? skinny_load(p.b + std::size_t(s) * p.ldb + k)
-                             : skinny_load(p.b + std::size_t(k) * p.ldb + s);
+      return transposes_b(L) ? load_readonly(p.b + std::size_t(s) * p.ldb + k)
+                             : load_readonly(p.b + std::size_t(k) * p.ldb + s);
   }
 
   // Row-major index into C (and the dense workspace) of output (s, x).
@@ -267,7 +259,7 @@ struct SkinnyIn {
             v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
           } else {
             OCCTUNE_SKINNY_UNROLL
-            for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? skinny_load(row + j) : 0.0f;
+            for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? load_readonly(row + j) : 0.0f;
           }
         }
         OCCTUNE_SKINNY_UNROLL
@@ -337,7 +329,7 @@ struct SkinnyIn {
           v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
         } else {
           OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < 4; ++j) v[r][j] = kk + j < kn ? skinny_load(row + j) : 0.0f;
+          for (int j = 0; j < 4; ++j) v[r][j] = kk + j < kn ? load_readonly(row + j) : 0.0f;
         }
       }
       OCCTUNE_SKINNY_UNROLL

@@ -33,10 +33,10 @@ Layout mode_layout(const std::string& mode) {
   return Layout::kNN;  // unreachable: registration checks every mode
 }
 
-// The dense leading dimensions of layout `l`'s stored operands (autotuner/core/layout.hpp).
+// The problem on dense operands: the smallest leading dimensions of layout `l`.
 GemmArgs dense_args(Layout l, Mnk s, const float* a, const float* b, float* c) {
-  return GemmArgs{a, b, c, s.m, s.n, s.k, transposes_a(l) ? s.m : s.k,
-                  transposes_b(l) ? s.k : s.n, s.n};
+  return GemmArgs{a, b, c, s.m, s.n, s.k, int(min_lda(l, s.m, s.k)), int(min_ldb(l, s.n, s.k)),
+                  s.n};
 }
 
 // Each thread one output, summed in double: what the textbook kernels are compared with. A
@@ -186,7 +186,6 @@ KernelFamily naive_family() {
   return f;
 }
 
-// Declared where it is used, in kernels/registry.cu.
 LaunchFn textbook_gemm_launch(const void* function) {
   const Instantiation* i = find_instantiation(function);
   return i ? i->launch : nullptr;
