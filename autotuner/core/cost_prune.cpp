@@ -59,6 +59,15 @@ std::vector<std::vector<PruneDecision>> prune_inputs(
       d.reason = fmt::format("cost model: est {:.2f}x best", d.ratio);
     }
   }
+  // A repacked variant copies nothing where every leading dimension and K are multiples of 4:
+  // it is its inner variant again, already in the race.
+  if (!repacking_copies(shape, layout))
+    for (size_t f = 0; f < families.size(); ++f)
+      for (size_t i = 0; i < families[f].size(); ++i)
+        if (families[f][i] && families[f][i]->repacked) {
+          out[f][i].pruned = true;
+          out[f][i].reason = "copies nothing on this shape: the same kernel as its inner variant";
+        }
   return out;
 }
 
@@ -70,15 +79,6 @@ std::vector<std::vector<PruneDecision>> prune_by_cost(
     for (const Candidate& c : families[f])
       inputs[f].push_back(c.rejection.empty() ? cost_input(c) : std::nullopt);
   auto out = prune_inputs(inputs, device, shape, layout, settings);
-  // A repacked variant copies nothing where every leading dimension and K are multiples of 4:
-  // it is its inner variant again, already in the race.
-  if (!repacking_copies(shape, layout))
-    for (size_t f = 0; f < families.size(); ++f)
-      for (size_t i = 0; i < families[f].size(); ++i)
-        if (inputs[f][i] && inputs[f][i]->repacked) {
-          out[f][i].pruned = true;
-          out[f][i].reason = "copies nothing on this shape: the same kernel as its inner variant";
-        }
   // The textbook occupancy answer is the reference every summary places the winner against
   // ("where the textbook pick landed"): it is always measured.
   for (size_t f = 0; f < families.size(); ++f)

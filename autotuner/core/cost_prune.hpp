@@ -35,7 +35,8 @@ std::vector<std::vector<PruneDecision>> prune_by_cost(
     const std::vector<std::vector<Candidate>>& families, const DeviceInfo& device, Shape shape,
     Layout layout, const PruneSettings& settings);
 
-// The same over inputs without candidates (a fixture of measurements): one estimate per input.
+// The same over inputs without candidates (a fixture of measurements): one estimate per input;
+// a repacked input is pruned where the shape needs no copy (repacking_copies).
 std::vector<std::vector<PruneDecision>> prune_inputs(
     const std::vector<std::vector<std::optional<CostInput>>>& families, const DeviceInfo& device,
     Shape shape, Layout layout, const PruneSettings& settings);

@@ -466,10 +466,16 @@ Work problem_work(std::string_view family, Shape shape) {
   return {f->def.flops ? f->def.flops(problem) : 0.0, f->def.bytes ? f->def.bytes(problem) : 0.0};
 }
 
+std::string problem_example(const UserFamily& family) {
+  std::string example;
+  for (const auto& d : family.def.dims)
+    example += fmt::format("{}{}=4096", example.empty() ? "" : ",", d);
+  return example;
+}
+
 Dims parse_problem(const UserFamily& family, std::string_view text) {
   const auto& names = family.def.dims;
-  std::string expected;
-  for (const auto& d : names) expected += fmt::format("{}{}=4096", expected.empty() ? "" : ",", d);
+  const std::string expected = problem_example(family);
   auto wrong = [&](const std::string& why) -> Dims {
     bad(family.def.name, fmt::format("problem '{}': {}; write every dimension once as "
                                      "name=integer, e.g. --problem {}",

@@ -107,6 +107,8 @@ Work problem_work(std::string_view family, Shape shape);
 // "nx=4096,ny=4096" for `family`: every dimension once, decimal integers in [1, 2^31-1].
 // Throws Error(kUsage) naming the family, the value and the fix.
 Dims parse_problem(const UserFamily& family, std::string_view text);
+// An example problem for messages: every dimension of the family at 4096 ("nx=4096,ny=4096").
+std::string problem_example(const UserFamily& family);
 Shape to_shape(const UserFamily& family, const Dims& problem);
 Dims to_dims(const UserFamily& family, Shape shape);
 // How a problem is written for `family`: "nx=4096,ny=2048" for a user family, the store's

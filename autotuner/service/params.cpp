@@ -205,8 +205,7 @@ Shape user_problem(const QueryParams& p, const QueryParams::Multimap& params,
   const bool positional = std::any_of(params.begin(), params.end(), [&](const auto& kv) {
     return (kv.first == "m" || kv.first == "n" || kv.first == "k") && !is_dim(kv.first);
   });
-  std::string example;  // "nx=4096,ny=4096"
-  for (const auto& d : dims) example += (example.empty() ? "" : ",") + d + "=4096";
+  const std::string example = problem_example(family);
   if (p.has("problem") && (!named.empty() || positional))
     throw BadParameter{"problem", fmt::format("given besides the dimensions; give kernel {}'s "
                                               "problem once, as problem={} or by its names",
