@@ -609,6 +609,7 @@ std::vector<Variant> all_variants() {
   v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 1, 2, 240, 24>>("128x256x32 16x8 w64x64 s4 fb2 r240"));
   v.push_back(make_variant<Cfg<128, 256, 16, 16, 8, 64, 64, 6, 1, 2>>("128x256x16 16x8 w64x64 s6 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 16, 16, 8, 64, 64, 4, 1, 1>>("128x256x16 16x8 w64x64 s4 fb1"));
+  v.push_back(make_variant<Cfg<128, 256, 8, 16, 8, 64, 64, 8, 1, 2>>("128x256x8 16x8 w64x64 s8 fb2"));
   v.push_back(make_variant<Cfg<256, 128, 32, 16, 8, 64, 64, 3, 1, 2>>("256x128x32 16x8 w64x64 s3 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 16, 8, 16, 32, 128, 6, 1, 2>>("128x256x16 8x16 w32x128 s6 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 0, 2>>("128x256x32 16x8 w64x64 s4 fb2 noswz"));
