@@ -150,14 +150,18 @@ __host__ __device__ __forceinline__ uint32_t swizzle(uint32_t off) {
 // same function; 0 loads it unswizzled (correct, bank conflicts in the producer's reads).
 // FB 2: fragments of k + 1 are read while k's FMAs issue (fbuf 2 of the regblocked family).
 // RC / RP: the registers per thread that consumer and producer warpgroups take with setmaxnreg.
+// WARP_RELEASE 0: every consumer thread arrives on the empty barrier; 1: lane 0 of each consumer
+// warp arrives after a __syncwarp (which orders the other lanes' reads before its release).
 template <int BM_, int BN_, int BK_, int TM_, int TN_, int WM_, int WN_, int S_, int SWZ_,
-          int FB_, int RC_ = 232, int RP_ = 40>
+          int FB_, int RC_ = 232, int RP_ = 40, int WARP_RELEASE_ = 0>
 struct Cfg {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, WM = WM_, WN = WN_;
   static constexpr int S = S_, FB = FB_, RC = RC_, RP = RP_;
+  static constexpr bool kWarpRelease = WARP_RELEASE_ != 0;
   static constexpr int kConsumers = (BM / TM) * (BN / TN);
   static constexpr int kProducers = 128;  // one warpgroup (setmaxnreg works per warpgroup)
   static constexpr int kThreads = kConsumers + kProducers;
+  static constexpr int kReleaseCount = kWarpRelease ? kConsumers / 32 : kConsumers;
   static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;
   static constexpr int kWarpsN = BN / WN;
   static constexpr int kSwizzleBits = SWZ_ ? (BK == 32 ? 3 : BK == 16 ? 2 : 1) : 0;
@@ -309,9 +313,20 @@ __device__ __forceinline__ void fma_fragments(const float (&a)[C::TM], const flo
 }
 
 // Slab t may be read once full[t % S] (its boxes landed: B is read straight from the stage) and
-// ready[t % 2] (A transposed) have completed their phases for t. Every consumer thread arrives on
-// empty[t % S] right after issuing its last shared-memory read of the slab (count: all
-// consumers); the arrive's release semantics order those reads before the refill.
+// ready[t % 2] (A transposed) have completed their phases for t. Every consumer thread (or warp,
+// kWarpRelease) arrives on empty[t % S] right after issuing its last shared-memory read of the
+// slab; the arrive's release semantics order those reads before the refill.
+// The consumers' release of stage s, after their last read of it.
+template <class C>
+__device__ __forceinline__ void release(const Smem<C>& sm, int s) {
+  if constexpr (C::kWarpRelease) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbar_arrive(sm.empty(s));
+  } else {
+    mbar_arrive(sm.empty(s));
+  }
+}
+
 template <class C>
 __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, int bn,
                                         float (&acc)[C::TM][C::TN]) {
@@ -334,7 +349,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
         if (kk + 1 < C::BK) {
           load_fragments<C>(as, bs, kk + 1, am, bn, fa[cur ^ 1], fb[cur ^ 1]);
         } else {
-          mbar_arrive(sm.empty(t % C::S));
+          release<C>(sm, t % C::S);
           if (t + 1 < slabs) {
             wait_slab(t + 1);
             load_fragments<C>(sm.as((t + 1) & 1), sm.b((t + 1) % C::S), 0, am, bn, fa[cur ^ 1],
@@ -353,7 +368,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
       for (int kk = 0; kk < C::BK; ++kk) {
         float a[C::TM], b[C::TN];
         load_fragments<C>(as, bs, kk, am, bn, a, b);
-        if (kk + 1 == C::BK) mbar_arrive(sm.empty(t % C::S));
+        if (kk + 1 == C::BK) release<C>(sm, t % C::S);
         fma_fragments<C>(a, b, acc);
       }
     }
@@ -375,7 +390,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < C::S; ++s) {
       mbar_init(sm.full(s), 1);
-      mbar_init(sm.empty(s), C::kConsumers);
+      mbar_init(sm.empty(s), C::kReleaseCount);
     }
     mbar_init(sm.ready(0), C::kProducers);
     mbar_init(sm.ready(1), C::kProducers);
@@ -601,7 +616,7 @@ Variant make_variant(const char* name) {
   return v;
 }
 
-// Cfg<BM, BN, BK, TM, TN, WM, WN, S, SWZ, FB>
+// Cfg<BM, BN, BK, TM, TN, WM, WN, S, SWZ, FB[, RC, RP[, WARP_RELEASE]]>
 std::vector<Variant> all_variants() {
   std::vector<Variant> v;
   v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 1, 2>>("128x256x32 16x8 w64x64 s4 fb2"));
@@ -610,6 +625,8 @@ std::vector<Variant> all_variants() {
   v.push_back(make_variant<Cfg<128, 256, 16, 16, 8, 64, 64, 6, 1, 2>>("128x256x16 16x8 w64x64 s6 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 16, 16, 8, 64, 64, 4, 1, 1>>("128x256x16 16x8 w64x64 s4 fb1"));
   v.push_back(make_variant<Cfg<128, 256, 8, 16, 8, 64, 64, 8, 1, 2>>("128x256x8 16x8 w64x64 s8 fb2"));
+  v.push_back(make_variant<Cfg<128, 256, 8, 16, 8, 64, 64, 8, 1, 2, 232, 40, 1>>("128x256x8 16x8 w64x64 s8 fb2 wrel"));
+  v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 1, 2, 232, 40, 1>>("128x256x32 16x8 w64x64 s4 fb2 wrel"));
   v.push_back(make_variant<Cfg<256, 128, 32, 16, 8, 64, 64, 3, 1, 2>>("256x128x32 16x8 w64x64 s3 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 16, 8, 16, 32, 128, 6, 1, 2>>("128x256x16 8x16 w32x128 s6 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 0, 2>>("128x256x32 16x8 w64x64 s4 fb2 noswz"));
