@@ -433,6 +433,141 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   }
 }
 
+// ---- the direct variant: consumers read A from the swizzled TMA box -------------------------
+
+// The same block, without the transposition: no As buffers, no ready barriers; the producer
+// warpgroup only issues copies. A consumer thread owns rows wm0 + lm + kLanesM * i (i < TM) of
+// the warp tile, so the 4 lanes of a warp that read different rows read 4 consecutive rows,
+// whose 16-byte chunk q the swizzle puts in 4 different bank groups: one LDS.128 of A gives
+// 4 consecutive k of one row (conflict-free), TM of them cover 4 k. 4*TM + TN registers of
+// fragments instead of TM + TN: ptxas schedules what its budget allows.
+template <class C>
+struct Direct : C {
+  static_assert(C::kSwizzleBits != 0 || C::BK == 8, "unswizzled rows of 64 or 128 bytes conflict");
+  static constexpr int kOffBar = C::kOffAs;  // no As
+  static constexpr int kBars = 2 * C::S;     // full[S], empty[S]
+  static constexpr std::size_t kSmem = std::size_t(kOffBar) + 8 * kBars + 1024;
+  static_assert(C::kOffBar >= kOffBar && C::kBars >= kBars && C::kSmem >= kSmem,
+                "the direct layout is the transposing one without As and ready");
+};
+
+template <class D>
+__device__ __forceinline__ void produce_direct(const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                               const Smem<D>& sm, int m0, int n0, int slabs,
+                                               bool leader) {
+  if (!leader) return;
+  tma_prefetch_map(map_a);
+  tma_prefetch_map(map_b);
+  for (int t = 0; t < slabs; ++t) {
+    const int s = t % D::S;
+    if (t >= D::S) mbar_wait(sm.empty(s), uint32_t((t - D::S) / D::S) & 1u);  // slab t - S freed
+    mbar_arrive_expect_tx(sm.full(s), D::kTxBytes);
+    tma_load_2d(sm.raw_addr(s), map_a, sm.full(s), t * D::BK, m0);
+    tma_load_2d(sm.b_addr(s), map_b, sm.full(s), n0, t * D::BK);
+  }
+}
+
+template <class D>
+__device__ __forceinline__ void consume_direct(const Smem<D>& sm, int slabs, int arow, int bn,
+                                               float (&acc)[D::TM][D::TN]) {
+  for (int t = 0; t < slabs; ++t) {
+    const int s = t % D::S;
+    mbar_wait(sm.full(s), uint32_t(t / D::S) & 1u);
+    const unsigned char* raw = sm.raw(s);
+    const float* bs = sm.b(s);
+#pragma unroll
+    for (int g = 0; g < D::BK / 4; ++g) {
+      float a[D::TM][4];
+#pragma unroll
+      for (int i = 0; i < D::TM; ++i) {
+        const int row = arow + i * D::kLanesM;
+        const float4 v = *reinterpret_cast<const float4*>(
+            raw + swizzle<D::kSwizzleBits>(uint32_t(row * D::BK * 4 + g * 16)));
+        a[i][0] = v.x;
+        a[i][1] = v.y;
+        a[i][2] = v.z;
+        a[i][3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int kk = 4 * g + j;
+        float b[D::TN];
+#pragma unroll
+        for (int q = 0; q < D::TN / 4; ++q) {
+          const float4 v =
+              *reinterpret_cast<const float4*>(bs + kk * D::BN + bn + q * D::kLanesN * 4);
+          b[4 * q] = v.x;
+          b[4 * q + 1] = v.y;
+          b[4 * q + 2] = v.z;
+          b[4 * q + 3] = v.w;
+        }
+        if (kk + 1 == D::BK) release<D>(sm, s);  // every read of the stage is issued
+#pragma unroll
+        for (int i = 0; i < D::TM; ++i) {
+#pragma unroll
+          for (int n = 0; n < D::TN; ++n) acc[i][n] = fmaf(a[i][j], b[n], acc[i][n]);
+        }
+      }
+    }
+  }
+}
+
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1)
+    tma_sgemm_direct(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ c, int M, int N,
+                     int K) {
+  using D = Direct<C>;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const uint32_t raw_base = smem_u32(smem_raw);
+  const uint32_t pad = (1024u - (raw_base & 1023u)) & 1023u;
+  const Smem<D> sm{raw_base + pad, smem_raw + pad};
+
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < D::S; ++s) {
+      mbar_init(sm.full(s), 1);
+      mbar_init(sm.empty(s), D::kReleaseCount);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  int m0, n0;
+  block_origin(D::BM, D::BN, m0, n0);
+  const int slabs = (K + D::BK - 1) / D::BK;
+  if (warp >= D::kConsumers / 32) {
+    regs_dec<D::RP>();
+    produce_direct<D>(&map_a, &map_b, sm, m0, n0, slabs, warp == D::kConsumers / 32 && lane == 0);
+    return;
+  }
+  regs_inc<D::RC>();
+
+  const int arow = (warp / D::kWarpsN) * D::WM + lane / D::kLanesN;
+  const int bn = (warp % D::kWarpsN) * D::WN + (lane % D::kLanesN) * 4;
+  float acc[D::TM][D::TN];
+#pragma unroll
+  for (int i = 0; i < D::TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < D::TN; ++j) acc[i][j] = 0.0f;
+  }
+  consume_direct<D>(sm, slabs, arow, bn, acc);
+
+#pragma unroll
+  for (int i = 0; i < D::TM; ++i) {
+    const int row = m0 + arow + i * D::kLanesM;
+    if (row >= M) continue;
+    float* crow = c + std::size_t(row) * std::size_t(N);
+#pragma unroll
+    for (int j = 0; j < D::TN / 4; ++j) {
+      const int col = n0 + bn + j * D::kLanesN * 4;
+      if (col < N)
+        *reinterpret_cast<float4*>(crow + col) =
+            make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+    }
+  }
+}
+
 // ---- TMA self-test: one box per swizzle mode, compared with the lab's swizzle function ----------
 
 // Loads the A box at (k0, m0) of a BMxBK box with the given swizzle and counts the elements of
@@ -593,15 +728,18 @@ struct Variant {
   std::vector<float> samples;
 };
 
-template <class C>
+template <class C, bool kDirect>
 cudaError_t launch_cfg(const CUtensorMap& a, const CUtensorMap& b, float* c, int M, int N, int K,
                        cudaStream_t st) {
   const dim3 grid(unsigned((N + C::BN - 1) / C::BN), unsigned((M + C::BM - 1) / C::BM));
-  tma_sgemm<C><<<grid, C::kThreads, C::kSmem, st>>>(a, b, c, M, N, K);
+  if constexpr (kDirect)
+    tma_sgemm_direct<C><<<grid, C::kThreads, Direct<C>::kSmem, st>>>(a, b, c, M, N, K);
+  else
+    tma_sgemm<C><<<grid, C::kThreads, C::kSmem, st>>>(a, b, c, M, N, K);
   return cudaGetLastError();
 }
 
-template <class C>
+template <class C, bool kDirect = false>
 Variant make_variant(const char* name) {
   Variant v;
   v.name = name;
@@ -610,9 +748,14 @@ Variant make_variant(const char* name) {
   v.bk = C::BK;
   v.swizzle_bits = C::kSwizzleBits;
   v.threads = C::kThreads;
-  v.smem = C::kSmem;
-  v.kernel = reinterpret_cast<const void*>(&tma_sgemm<C>);
-  v.launch = &launch_cfg<C>;
+  if constexpr (kDirect) {
+    v.smem = Direct<C>::kSmem;
+    v.kernel = reinterpret_cast<const void*>(&tma_sgemm_direct<C>);
+  } else {
+    v.smem = C::kSmem;
+    v.kernel = reinterpret_cast<const void*>(&tma_sgemm<C>);
+  }
+  v.launch = &launch_cfg<C, kDirect>;
   return v;
 }
 
@@ -630,6 +773,10 @@ std::vector<Variant> all_variants() {
   v.push_back(make_variant<Cfg<256, 128, 32, 16, 8, 64, 64, 3, 1, 2>>("256x128x32 16x8 w64x64 s3 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 16, 8, 16, 32, 128, 6, 1, 2>>("128x256x16 8x16 w32x128 s6 fb2"));
   v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 0, 2>>("128x256x32 16x8 w64x64 s4 fb2 noswz"));
+  // Direct: A read from the swizzled box (FB unused).
+  v.push_back(make_variant<Cfg<128, 256, 32, 16, 8, 64, 64, 4, 1, 1>, true>("direct 128x256x32 16x8 w64x64 s4"));
+  v.push_back(make_variant<Cfg<128, 256, 32, 8, 16, 32, 128, 4, 1, 1>, true>("direct 128x256x32 8x16 w32x128 s4"));
+  v.push_back(make_variant<Cfg<128, 256, 16, 16, 8, 64, 64, 6, 1, 1>, true>("direct 128x256x16 16x8 w64x64 s6"));
   return v;
 }
 
