@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define CK(x)                                                                              \
@@ -226,6 +227,59 @@ struct Smem {
   }
 };
 
+// The 1024-aligned start of dynamic shared memory (the swizzle's period), and the barriers
+// initialised by thread 0: full (1 arrival + the copies' bytes) and empty per stage, and with
+// kReady the two ready barriers of the transposed A (one arrival per producer thread).
+template <class C, bool kReady>
+__device__ __forceinline__ Smem<C> setup_smem(unsigned char* smem_raw) {
+  const uint32_t raw_base = smem_u32(smem_raw);
+  const uint32_t pad = (1024u - (raw_base & 1023u)) & 1023u;
+  const Smem<C> sm{raw_base + pad, smem_raw + pad};
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < C::S; ++s) {
+      mbar_init(sm.full(s), 1);
+      mbar_init(sm.empty(s), C::kReleaseCount);
+    }
+    if constexpr (kReady) {
+      mbar_init(sm.ready(0), C::kProducers);
+      mbar_init(sm.ready(1), C::kProducers);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();  // the only block-wide barrier
+  return sm;
+}
+
+// Writes a consumer thread's tile: accumulator row i to block row row_of(i), columns in float4
+// groups bn + j * kLanesN * 4; rows past M and groups past N (N % 4 == 0: a group is wholly in
+// or out) are not stored.
+template <class C, class RowOf>
+__device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], float* c, int M, int N,
+                                           int m0, int n0, int bn, RowOf row_of) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+    const int row = m0 + row_of(i);
+    if (row >= M) continue;
+    float* crow = c + std::size_t(row) * std::size_t(N);
+#pragma unroll
+    for (int j = 0; j < C::TN / 4; ++j) {
+      const int col = n0 + bn + j * C::kLanesN * 4;
+      if (col < N)
+        *reinterpret_cast<float4*>(crow + col) =
+            make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+    }
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void zero_tile(float (&acc)[C::TM][C::TN]) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+  }
+}
+
 // The producer warpgroup. Thread 0 of it issues slab t's two boxes (A at (t*BK, m0), B at
 // (n0, t*BK)) into stage t % S on full[t % S]; its four warps then transpose each landed A box
 // (warp w: rows 32 (w + 4 p)) into the double-buffered As[k][m] (slot t % 2) and every producer
@@ -375,64 +429,6 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
   }
 }
 
-// C (M x N, row-major, ldc = N) = A (M x K) * B (K x N). Requires K % 4 == 0 and N % 4 == 0 (TMA's
-// 16-byte global strides); edges in M, N and K come zero-filled from TMA, stores are clipped.
-template <class C>
-__global__ void __launch_bounds__(C::kThreads, 1)
-    tma_sgemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              float* __restrict__ c, int M, int N, int K) {
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const uint32_t raw_base = smem_u32(smem_raw);
-  const uint32_t pad = (1024u - (raw_base & 1023u)) & 1023u;
-  const Smem<C> sm{raw_base + pad, smem_raw + pad};
-
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < C::S; ++s) {
-      mbar_init(sm.full(s), 1);
-      mbar_init(sm.empty(s), C::kReleaseCount);
-    }
-    mbar_init(sm.ready(0), C::kProducers);
-    mbar_init(sm.ready(1), C::kProducers);
-    mbar_init_fence();
-  }
-  __syncthreads();  // the only block-wide barrier
-
-  int m0, n0;
-  block_origin(C::BM, C::BN, m0, n0);
-  const int slabs = (K + C::BK - 1) / C::BK;
-  if (warp >= C::kConsumers / 32) {
-    regs_dec<C::RP>();
-    produce<C>(&map_a, &map_b, sm, m0, n0, slabs, warp - C::kConsumers / 32, lane);
-    return;
-  }
-  regs_inc<C::RC>();
-
-  const int am = (warp / C::kWarpsN) * C::WM + (lane / C::kLanesN) * 4;
-  const int bn = (warp % C::kWarpsN) * C::WN + (lane % C::kLanesN) * 4;
-  float acc[C::TM][C::TN];
-#pragma unroll
-  for (int i = 0; i < C::TM; ++i) {
-#pragma unroll
-    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
-  }
-  consume<C>(sm, slabs, am, bn, acc);
-
-#pragma unroll
-  for (int i = 0; i < C::TM; ++i) {
-    const int row = m0 + am + (i / 4) * C::kLanesM * 4 + i % 4;
-    if (row >= M) continue;
-    float* crow = c + std::size_t(row) * std::size_t(N);
-#pragma unroll
-    for (int j = 0; j < C::TN / 4; ++j) {
-      const int col = n0 + bn + j * C::kLanesN * 4;
-      if (col < N)  // N % 4 == 0: the whole float4 is inside
-        *reinterpret_cast<float4*>(crow + col) =
-            make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
-    }
-  }
-}
-
 // ---- the direct variant: consumers read A from the swizzled TMA box -------------------------
 
 // The same block, without the transposition: no As buffers, no ready barriers; the producer
@@ -512,59 +508,45 @@ __device__ __forceinline__ void consume_direct(const Smem<D>& sm, int slabs, int
   }
 }
 
-template <class C>
+// C (M x N, row-major, ldc = N) = A (M x K) * B (K x N). Requires K % 4 == 0 and N % 4 == 0 (TMA's
+// 16-byte global strides); edges in M, N and K come zero-filled from TMA, stores are clipped.
+// kDirect: the consumers read A from the swizzled box (Direct<C>), else from the producer's As.
+template <class C, bool kDirect>
 __global__ void __launch_bounds__(C::kThreads, 1)
-    tma_sgemm_direct(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ c, int M, int N,
-                     int K) {
-  using D = Direct<C>;
+    tma_sgemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              float* __restrict__ c, int M, int N, int K) {
+  using L = std::conditional_t<kDirect, Direct<C>, C>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const uint32_t raw_base = smem_u32(smem_raw);
-  const uint32_t pad = (1024u - (raw_base & 1023u)) & 1023u;
-  const Smem<D> sm{raw_base + pad, smem_raw + pad};
-
+  const Smem<L> sm = setup_smem<L, !kDirect>(smem_raw);
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < D::S; ++s) {
-      mbar_init(sm.full(s), 1);
-      mbar_init(sm.empty(s), D::kReleaseCount);
-    }
-    mbar_init_fence();
-  }
-  __syncthreads();
 
   int m0, n0;
-  block_origin(D::BM, D::BN, m0, n0);
-  const int slabs = (K + D::BK - 1) / D::BK;
-  if (warp >= D::kConsumers / 32) {
-    regs_dec<D::RP>();
-    produce_direct<D>(&map_a, &map_b, sm, m0, n0, slabs, warp == D::kConsumers / 32 && lane == 0);
+  block_origin(C::BM, C::BN, m0, n0);
+  const int slabs = (K + C::BK - 1) / C::BK;
+  if (warp >= C::kConsumers / 32) {
+    regs_dec<C::RP>();
+    const int pw = warp - C::kConsumers / 32;
+    if constexpr (kDirect)
+      produce_direct<L>(&map_a, &map_b, sm, m0, n0, slabs, pw == 0 && lane == 0);
+    else
+      produce<L>(&map_a, &map_b, sm, m0, n0, slabs, pw, lane);
     return;
   }
-  regs_inc<D::RC>();
+  regs_inc<C::RC>();
 
-  const int arow = (warp / D::kWarpsN) * D::WM + lane / D::kLanesN;
-  const int bn = (warp % D::kWarpsN) * D::WN + (lane % D::kLanesN) * 4;
-  float acc[D::TM][D::TN];
-#pragma unroll
-  for (int i = 0; i < D::TM; ++i) {
-#pragma unroll
-    for (int j = 0; j < D::TN; ++j) acc[i][j] = 0.0f;
-  }
-  consume_direct<D>(sm, slabs, arow, bn, acc);
-
-#pragma unroll
-  for (int i = 0; i < D::TM; ++i) {
-    const int row = m0 + arow + i * D::kLanesM;
-    if (row >= M) continue;
-    float* crow = c + std::size_t(row) * std::size_t(N);
-#pragma unroll
-    for (int j = 0; j < D::TN / 4; ++j) {
-      const int col = n0 + bn + j * D::kLanesN * 4;
-      if (col < N)
-        *reinterpret_cast<float4*>(crow + col) =
-            make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
-    }
+  const int wm = (warp / C::kWarpsN) * C::WM, lm = lane / C::kLanesN;
+  const int bn = (warp % C::kWarpsN) * C::WN + (lane % C::kLanesN) * 4;
+  float acc[C::TM][C::TN];
+  zero_tile<C>(acc);
+  if constexpr (kDirect) {
+    const int arow = wm + lm;  // rows arow + kLanesM * i
+    consume_direct<L>(sm, slabs, arow, bn, acc);
+    store_tile<C>(acc, c, M, N, m0, n0, bn, [arow](int i) { return arow + i * C::kLanesM; });
+  } else {
+    const int am = wm + lm * 4;  // sub-tiles of 4 rows, kLanesM * 4 apart
+    consume<L>(sm, slabs, am, bn, acc);
+    store_tile<C>(acc, c, M, N, m0, n0, bn,
+                  [am](int i) { return am + (i / 4) * C::kLanesM * 4 + i % 4; });
   }
 }
 
@@ -729,13 +711,18 @@ struct Variant {
 };
 
 template <class C, bool kDirect>
+constexpr std::size_t smem_bytes() {
+  if constexpr (kDirect)
+    return Direct<C>::kSmem;
+  else
+    return C::kSmem;
+}
+
+template <class C, bool kDirect>
 cudaError_t launch_cfg(const CUtensorMap& a, const CUtensorMap& b, float* c, int M, int N, int K,
                        cudaStream_t st) {
   const dim3 grid(unsigned((N + C::BN - 1) / C::BN), unsigned((M + C::BM - 1) / C::BM));
-  if constexpr (kDirect)
-    tma_sgemm_direct<C><<<grid, C::kThreads, Direct<C>::kSmem, st>>>(a, b, c, M, N, K);
-  else
-    tma_sgemm<C><<<grid, C::kThreads, C::kSmem, st>>>(a, b, c, M, N, K);
+  tma_sgemm<C, kDirect><<<grid, C::kThreads, smem_bytes<C, kDirect>(), st>>>(a, b, c, M, N, K);
   return cudaGetLastError();
 }
 
@@ -748,13 +735,8 @@ Variant make_variant(const char* name) {
   v.bk = C::BK;
   v.swizzle_bits = C::kSwizzleBits;
   v.threads = C::kThreads;
-  if constexpr (kDirect) {
-    v.smem = Direct<C>::kSmem;
-    v.kernel = reinterpret_cast<const void*>(&tma_sgemm_direct<C>);
-  } else {
-    v.smem = C::kSmem;
-    v.kernel = reinterpret_cast<const void*>(&tma_sgemm<C>);
-  }
+  v.smem = smem_bytes<C, kDirect>();
+  v.kernel = reinterpret_cast<const void*>(&tma_sgemm<C, kDirect>);
   v.launch = &launch_cfg<C, kDirect>;
   return v;
 }
