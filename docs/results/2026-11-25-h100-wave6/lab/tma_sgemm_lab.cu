@@ -1,8 +1,8 @@
 // Lab for issue #18, family 4: a Hopper (sm_90a) fp32 SGEMM (FFMA, no TF32) fed by TMA and
 // mbarrier pipelines, checked against cublasSgemm and timed interleaved with it. Standalone (not
 // part of occtune); build and run commands and the design: README.md next to this file.
-// Exit status: 0 all checks passed, 1 a check failed or a configuration could not run, 2 a CUDA,
-// cuBLAS or driver error that ends the run (a trapped deadlock or a fault included).
+// Exit status: 0 all checks passed; 1 a check failed (a wait that timed out included) or a
+// configuration failed to launch; 2 a CUDA, cuBLAS or driver error that ends the run (a fault).
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime
 #include <cudaTypedefs.h>
