@@ -8,8 +8,11 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -766,6 +769,26 @@ struct Shape {
   int m, n, k;
 };
 
+// Host watchdog for what the device-side guard cannot see (a hang outside an mbarrier wait, e.g.
+// in setmaxnreg): if a stage does not finish in time, say which and exit 2. stdout is
+// line-buffered, so everything printed before survives.
+char g_watch_what[160];
+std::size_t g_watch_len = 0;
+
+void on_watchdog(int) {
+  const char head[] = "\nwatchdog: no progress, exiting (2) during: ";
+  (void)!write(2, head, sizeof head - 1);
+  (void)!write(2, g_watch_what, g_watch_len);
+  (void)!write(2, "\n", 1);
+  _exit(2);
+}
+
+void watch(unsigned seconds, const char* shape, const char* what) {
+  g_watch_len = std::size_t(std::snprintf(g_watch_what, sizeof g_watch_what, "%s %s", shape, what));
+  g_watch_len = std::min(g_watch_len, sizeof g_watch_what - 1);
+  alarm(seconds);
+}
+
 // True (and reports it) when a wait of the last kernels timed out; clears the flag.
 bool deadlock_reported(const char* shape, const std::string& kernel) {
   unsigned d = 0;
@@ -817,6 +840,8 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::signal(SIGALRM, on_watchdog);
   std::vector<Shape> shapes;
   std::vector<std::string> filters;
   int rounds = 20, launches = 10;
@@ -914,6 +939,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&a, std::size_t(M) * K * sizeof(float)));
     fill_uniform<<<1024, 256>>>(a, std::size_t(M) * K, 7);
     CK(cudaGetLastError());
+    watch(60, "self-test", "tma_selftest");
     const unsigned r128 = run_selftest<128, 32, 3>(a, M, K, d_count);
     const unsigned r64 = run_selftest<128, 16, 2>(a, M, K, d_count);
     const unsigned r32 = run_selftest<128, 8, 1>(a, M, K, d_count);
@@ -921,6 +947,7 @@ int main(int argc, char** argv) {
     std::printf("\nTMA swizzle self-test (mismatching elements; 0 expected): 128B %u, 64B %u, 32B %u, "
                 "none %u\n",
                 r128, r64, r32, r0);
+    alarm(0);
     if (r128 || r64 || r32 || r0 || deadlock_reported("self-test", "tma_selftest")) failed = true;
     CK(cudaFree(a));
   }
@@ -965,6 +992,7 @@ int main(int argc, char** argv) {
                  encode_map(&v.map_b, b, K, N, v.bk, v.bn, CU_TENSOR_MAP_SWIZZLE_NONE, "B");
       if (!v.usable) continue;
       CK(cudaMemsetAsync(c, 0xFF, nc * sizeof(float), stream));  // NaN poison
+      watch(60, shape_name, v.name.c_str());
       const cudaError_t le = v.launch(v.map_a, v.map_b, c, M, N, K, stream);
       if (le != cudaSuccess) {
         std::printf("%-16s %-40s launch failed: %s\n", shape_name, v.name.c_str(),
@@ -1016,6 +1044,7 @@ int main(int argc, char** argv) {
       CK(cudaEventElapsedTime(&ms, ev0, ev1));
       return ms / float(launches);
     };
+    watch(400, shape_name, "the interleaved timing");
     cublas();  // warm-up
     for (Variant& v : variants)
       if (v.usable) CK(v.launch(v.map_a, v.map_b, c, M, N, K, stream));
@@ -1027,6 +1056,7 @@ int main(int argc, char** argv) {
           v.samples.push_back(
               time_batch([&]() { CK(v.launch(v.map_a, v.map_b, c, M, N, K, stream)); }));
     }
+    alarm(0);
     // A timed launch that hung (any configuration: the flag does not say which) voids the run.
     if (deadlock_reported(shape_name, "one of the timed launches")) failed = true;
     const double flops = 2.0 * M * double(N) * K;
