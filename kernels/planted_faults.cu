@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/registry_internal.cuh"
+#include "kernels/gemm_family.cuh"
 
 namespace occtune::kernels {
 namespace {
@@ -66,41 +66,33 @@ cudaError_t launch_refused(const GemmArgs& args, dim3 grid, dim3 block, size_t s
 }
 
 template <int FAULT>
-void add_fault(Registry& r, const char* symbol, size_t dynamic_smem = 0,
-               LaunchFn launch = &launch_entry<PlantedFault<FAULT>>) {
-  VariantInfo info;
-  info.family = "planted_faults";
-  info.symbol = symbol;
-  info.params = {{"fault", FAULT}};
-  info.block_x = kBlock;
-  info.block_y = kBlock;
-  info.tile_m = kBlock;
-  info.tile_n = kBlock;
-  info.dynamic_smem = dynamic_smem;
-  r.add<PlantedFault<FAULT>>(std::move(info), launch);
-}
-
-bool planted_faults_enabled() {
-  const char* v = std::getenv("OCCTUNE_TEST_KERNELS");
-  return v && std::string_view(v) == "1";
+GemmConfig fault(const char* symbol, size_t dynamic_smem = 0,
+                 LaunchFn launch = &launch_entry<PlantedFault<FAULT>>) {
+  GemmConfig g = gemm_config<PlantedFault<FAULT>>(symbol, {{"fault", FAULT}}, {kBlock, kBlock},
+                                                  launch);
+  g.tile_m = g.tile_n = kBlock;
+  g.dynamic_smem = dynamic_smem;
+  return g;
 }
 
 }  // namespace
 
-void register_planted_faults(Registry& r) {
-  if (!planted_faults_enabled()) return;
-  r.families.push_back({"planted_faults",
-                        "TEST ONLY (OCCTUNE_TEST_KERNELS=1): fault=0 correct, 1 wrong result, "
-                        "2 too much shared memory, 3 refused launch, 4 illegal address, 5 trap, "
-                        "6 endless loop",
-                        false, "", nullptr, 1});
-  add_fault<kControl>(r, "PlantedFault<0>");
-  add_fault<kWrongResult>(r, "PlantedFault<1>");
-  add_fault<kTooMuchSmem>(r, "PlantedFault<2>", size_t(512) << 10);
-  add_fault<kLaunchRefused>(r, "PlantedFault<3>", 0, &launch_refused);
-  add_fault<kIllegalAddress>(r, "PlantedFault<4>");
-  add_fault<kTrap>(r, "PlantedFault<5>");
-  add_fault<kEndlessLoop>(r, "PlantedFault<6>");
+bool test_kernels_enabled() {
+  const char* v = std::getenv("OCCTUNE_TEST_KERNELS");
+  return v && std::string_view(v) == "1";
+}
+
+BuiltinFamily planted_faults_builtin() {
+  return gemm_family("planted_faults",
+                     "TEST ONLY (OCCTUNE_TEST_KERNELS=1): fault=0 correct, 1 wrong result, 2 too "
+                     "much shared memory, 3 refused launch, 4 illegal address, 5 trap, 6 endless "
+                     "loop",
+                     BlockRule::kFixed,
+                     {fault<kControl>("PlantedFault<0>"), fault<kWrongResult>("PlantedFault<1>"),
+                      fault<kTooMuchSmem>("PlantedFault<2>", size_t(512) << 10),
+                      fault<kLaunchRefused>("PlantedFault<3>", 0, &launch_refused),
+                      fault<kIllegalAddress>("PlantedFault<4>"), fault<kTrap>("PlantedFault<5>"),
+                      fault<kEndlessLoop>("PlantedFault<6>")});
 }
 
 }  // namespace occtune::kernels

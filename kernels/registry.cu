@@ -1,122 +1,120 @@
-// The explicit registry: every kernel variant occtune can launch is registered from
-// register_all(), by one call each: the textbook variants below, the tile-based families through
-// their own file's register function (kernels/<family>.cu, which lists its instantiations).
+// The explicit registry: every kernel variant occtune can launch, from the built-in families
+// registered through the registration API (kernels/gemm_family.cuh, one file per family),
+// validated and expanded by the code that validates and expands user families, plus the user
+// families' metadata (kernels/registry_extension.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <mutex>
+#include <optional>
 #include <string>
 
+#include "kernels/builtin_families.hpp"
+#include "kernels/gemm_family.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/registry_extension.hpp"
-#include "kernels/registry_internal.cuh"
-#include "kernels/skinny.cuh"
-#include "kernels/streamk.cuh"
-#include "kernels/textbook_families.hpp"
-#include "kernels/tiled.cuh"
 
 namespace occtune::kernels {
 
 namespace {
 
-size_t tiled_dynamic_smem(int threads) { return TiledDynamic<0>::smem_bytes(threads); }
+// A built-in family with its expansion: the variants of its configurations, in order.
+struct Expanded {
+  BuiltinFamily builtin;
+  ExpandedFamily expanded;
+};
 
-template <class Variant>
-using AsIs = Variant;
+Expanded expand(Registry& r, BuiltinFamily b) {
+  ExpandedFamily e = expand_builtin_family(b.family);
+  r.families.push_back(e.info);
+  return {std::move(b), std::move(e)};
+}
 
-// Registers a square-block variant W<Nn> under its spelling ("TiledDynamic<16>",
-// "NT<TiledDynamic<16>>"), which is how the build-time manifest names its gemm_entry.
-#define OCCTUNE_ADD_SQUARE(r, Nn, family, param, width, smem)                                 \
-  r.add<W<Nn>>(layout_symbol(LayoutOf<W<Nn>>::value, #Nn), family, {{param, width}}, width, \
-               width, width, width, smem)
-
-// The variants of the families registered through the registration API, expanded by the code
-// that expands user families (kernels/registry_extension.hpp), in `layout`: the registry keeps
-// their rows where its own table had them, so the order of variants() is unchanged.
-void add_api_variants(Registry& r, const KernelFamily& family, const ExpandedFamily& expanded,
-                      Layout layout) {
-  for (std::size_t i = 0; i < expanded.variants.size(); ++i) {
+// The expanded variants (of one layout when `only` is set), each with the GEMM engine's view of
+// its configuration: the C tile and grid z it reads the grid from (grid_for), the workspace and
+// the launch.
+void add_variants(Registry& r, const Expanded& f, std::optional<Layout> only = {}) {
+  for (std::size_t i = 0; i < f.expanded.variants.size(); ++i) {
     Entry e;
-    e.info = expanded.variants[i];
-    if (e.info.layout != layout) continue;
-    // The GEMM engine reads a grid as tiles (grid_for): a textbook block of w x w threads
-    // computes a w x w tile of C, as the family's grid says.
-    e.info.tile_m = e.info.block_y;
-    e.info.tile_n = e.info.block_x;
-    e.function = family.configs[std::size_t(expanded.config_of[i])].function;
-    e.launch = textbook_gemm_launch(e.function);
+    e.info = f.expanded.variants[i];
+    if (only && e.info.layout != *only) continue;
+    const GemmConfig& g = f.builtin.gemm[std::size_t(f.expanded.config_of[i])];
+    e.info.tile_m = g.tile_m;
+    e.info.tile_n = g.tile_n;
+    e.info.grid_z = g.grid_z;
+    e.info.workspace_bytes = g.workspace_bytes;
+    e.function = g.config.function;
+    e.launch = g.launch;
     r.entries.push_back(std::move(e));
   }
 }
 
-struct ApiFamily {
-  KernelFamily family;
-  ExpandedFamily expanded;
+void add_family(Registry& r, std::vector<KernelFamily>& api, BuiltinFamily b) {
+  const Expanded f = expand(r, std::move(b));
+  add_variants(r, f);
+  api.push_back(f.builtin.family);
+}
+
+// The kernel a walking family asks the occupancy API about: not a candidate itself
+// (docs/architecture.md), but an entry, so that its function and registers are found by symbol.
+void add_walk_entry(Registry& r, const BuiltinFamily& b) {
+  const KernelConfig& walk = b.family.walk;
+  Entry e;
+  e.info.family = b.family.name + "_generation";
+  e.info.symbol = walk.symbol;
+  for (const auto& p : walk.params) e.info.params.push_back({p.name, int(p.value)});
+  e.function = walk.function;
+  e.launch = b.walk_launch;
+  r.entries.push_back(std::move(e));
+}
+
+void register_all(Registry& r, std::vector<KernelFamily>& api) {
+  // The textbook families first, the walk's kernel before their variants, which are listed
+  // layout by layout as the table of old had them.
+  std::vector<Expanded> textbook;
+  for (BuiltinFamily b : {tiled_dynamic_builtin(), tiled_static_builtin(), naive_builtin()})
+    textbook.push_back(expand(r, std::move(b)));
+  add_walk_entry(r, textbook.front().builtin);
+  for (const Layout layout : kAllLayouts)
+    for (const Expanded& f : textbook) add_variants(r, f, layout);
+  for (const Expanded& f : textbook) api.push_back(f.builtin.family);
+
+  // The tile-based families (issues #3 and #18), each from its own file (kernels/<family>.cu).
+  add_family(r, api, coarsened_builtin());
+  add_family(r, api, regblocked_builtin());
+  add_family(r, api, pipelined_builtin());
+  add_family(r, api, splitk_builtin());
+  add_family(r, api, skinny_builtin());
+  add_family(r, api, streamk_builtin());
+  // Misaligned operands copied aligned (issue #18), wrapping variants registered above.
+  add_family(r, api, repacked_builtin(r.entries));
+  // Test only: registered when OCCTUNE_TEST_KERNELS=1.
+  if (test_kernels_enabled()) {
+    add_family(r, api, planted_faults_builtin());
+    for (BuiltinFamily& b : slowed_builtins()) add_family(r, api, std::move(b));
+  }
+}
+
+struct Built {
+  Registry registry;
+  std::vector<KernelFamily> api;  // the built-in families as registered
 };
 
-// The textbook families in the layout W names (AsIs: nn). Every tile width exists in every
-// layout, so the textbook occupancy walk finds its tiles whatever the layout.
-template <template <class> class W>
-void register_textbook(Registry& r, const std::vector<ApiFamily>& api) {
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<1>, "tiled_dynamic", "tile", 1, tiled_dynamic_smem(1));
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<2>, "tiled_dynamic", "tile", 2, tiled_dynamic_smem(4));
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<4>, "tiled_dynamic", "tile", 4, tiled_dynamic_smem(16));
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<8>, "tiled_dynamic", "tile", 8, tiled_dynamic_smem(64));
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<16>, "tiled_dynamic", "tile", 16, tiled_dynamic_smem(256));
-  OCCTUNE_ADD_SQUARE(r, TiledDynamic<32>, "tiled_dynamic", "tile", 32, tiled_dynamic_smem(1024));
-  constexpr Layout layout = LayoutOf<W<TiledDynamic<1>>>::value;
-  for (const ApiFamily& a : api) add_api_variants(r, a.family, a.expanded, layout);
-}
-
-void register_all(Registry& r) {
-  r.families.push_back({"tiled_dynamic",
-                        "textbook tiled GEMM, dynamic shared memory, compile-time tile width "
-                        "chosen from occupancy-API candidates",
-                        false, "TiledDynamic<0>", &tiled_dynamic_smem, 4});
-  // Issue #13: the baselines register through the registration API (kernels/textbook_families).
-  std::vector<ApiFamily> api;
-  for (KernelFamily f : {tiled_static_family(), naive_family()}) {
-    ExpandedFamily expanded = expand_builtin_family(f);
-    r.families.push_back(expanded.info);
-    api.push_back({std::move(f), std::move(expanded)});
-  }
-
-  // The run-time-tile kernel the textbook method asks the Occupancy API about. It is not a
-  // candidate itself (docs/architecture.md): the tile it suggests is launched specialised. Its
-  // nn instantiation answers for every layout (same shared memory, same thread count).
-  r.add<TiledDynamic<0>>("TiledDynamic<0>", "tiled_dynamic_generation", {{"tile", 0}}, 0, 0, 0,
-                         0, 0);
-  register_textbook<AsIs>(r, api);
-  register_textbook<NT>(r, api);
-  register_textbook<TN>(r, api);
-  register_textbook<TT>(r, api);
-
-  // The issue #3 families, each registering its own instantiations (kernels/<family>.cu).
-  register_coarsened(r);
-  register_regblocked(r);
-  register_pipelined(r);
-  register_splitk(r);
-  register_skinny(r);          // issue #18: small M or N (kernels/skinny.cuh)
-  register_streamk(r);         // issue #18: stream-K (kernels/streamk.cuh)
-  register_repacked(r);        // issue #18: misaligned operands copied aligned (kernels/repacked.cuh)
-  register_planted_faults(r);  // test only: empty unless OCCTUNE_TEST_KERNELS=1
-  register_slowed(r);          // test only: empty unless OCCTUNE_TEST_KERNELS=1
-}
-
-const Registry& registry() {
-  static const Registry r = [] {
-    Registry built;
-    register_all(built);
+const Built& built() {
+  static const Built b = [] {
+    Built out;
+    register_all(out.registry, out.api);
     // User kernel families (occtune/kernel.hpp): metadata only; their functions and launches
     // belong to the user's family, never to launch_variant.
     std::vector<VariantInfo> extra;
-    apply_registry_extension(built.families, extra);
-    for (auto& v : extra) built.entries.push_back({std::move(v), nullptr, nullptr});
-    for (auto& e : built.entries) built.infos.push_back(e.info);
-    return built;
+    apply_registry_extension(out.registry.families, extra);
+    for (auto& v : extra) out.registry.entries.push_back({std::move(v), nullptr, nullptr});
+    for (auto& e : out.registry.entries) out.registry.infos.push_back(e.info);
+    return out;
   }();
-  return r;
+  return b;
 }
+
+const Registry& registry() { return built().registry; }
 
 const Entry* find_entry(std::string_view symbol) {
   for (auto& e : registry().entries)
@@ -150,6 +148,12 @@ std::string VariantInfo::label() const {
 
 const std::vector<FamilyInfo>& families() { return registry().families; }
 const std::vector<VariantInfo>& variants() { return registry().infos; }
+
+const KernelFamily* builtin_family(std::string_view name) {
+  for (const KernelFamily& f : built().api)
+    if (f.name == name) return &f;
+  return nullptr;
+}
 
 const FamilyInfo* find_family(std::string_view name) {
   for (auto& f : registry().families)

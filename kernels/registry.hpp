@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,7 @@ struct VariantInfo {
   std::string label() const;   // "tile=16"
 };
 
-using SmemForThreads = std::size_t (*)(int threads);
+using SmemForThreads = std::function<std::size_t(int threads)>;
 
 struct FamilyInfo {
   std::string name;
@@ -50,7 +51,7 @@ struct FamilyInfo {
   // the dynamic shared memory it needs per block size. Empty/nullptr: the family's candidates
   // are its registered variants, each annotated with its occupancy.
   std::string generation_symbol;
-  SmemForThreads smem_for_threads = nullptr;
+  SmemForThreads smem_for_threads;
   int default_min_tile = 1;
 };
 

@@ -1,4 +1,4 @@
-// Registers the "repacked" family (kernels/repacked.cuh): per listed inner variant, a variant
+// The "repacked" family (kernels/repacked.cuh) for the registry: per listed inner variant, one
 // whose launch copies the misaligned operands into its workspace (one kernel, both operands)
 // and then calls the inner variant's own launch on the copies, on the caller's stream. The
 // inner variant's kernel is the registered function, so occupancy and resources are its own.
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "kernels/registry_internal.cuh"
+#include "kernels/gemm_family.cuh"
 #include "kernels/repacked.cuh"
 
 namespace occtune::kernels {
@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(repack::kCopyThreads)
 }
 
 // The inner variant of each repacked variant, by position in OCCTUNE_REPACKED_VARIANTS, filled
-// once by register_repacked (the registry is built once, before any launch).
+// once by repacked_builtin (the registry is built once, before any launch).
 struct Inner {
   LaunchFn launch = nullptr;
   std::size_t (*workspace)(int m, int n, int k) = nullptr;
@@ -81,31 +81,40 @@ std::string without_spaces(std::string s) {
 
 }  // namespace
 
-void register_repacked(Registry& r) {
-  r.families.push_back({"repacked",
-                        "misaligned fast path: copies operands whose K or leading dimension is "
-                        "not a multiple of 4 (or whose base is misaligned) into an aligned, "
-                        "zero-padded workspace, then runs a float4 tile variant on the copies",
-                        false, "", nullptr, 1});
+BuiltinFamily repacked_builtin(const std::vector<Entry>& registered) {
   constexpr auto launch = launches(std::make_index_sequence<kCount>{});
   constexpr auto workspace = workspaces(std::make_index_sequence<kCount>{});
+  std::vector<GemmConfig> configs;
   for (std::size_t i = 0; i < kCount; ++i) {
     const std::string symbol = without_spaces(kSpelled[i]);
     const Entry* inner = nullptr;
-    for (auto& e : r.entries)
+    for (auto& e : registered)
       if (e.info.symbol == symbol) inner = &e;
     if (!inner || !inner->launch)
       throw std::logic_error("repacked variant over " + symbol +
                              ", which no family registers: register its family first, or fix "
                              "OCCTUNE_REPACKED_VARIANTS in kernels/repacked.cuh");
     inners[i] = {inner->launch, inner->info.workspace_bytes, inner->info.layout};
-    Entry e = *inner;
-    e.info.family = "repacked";
-    e.info.symbol = repacked_symbol(symbol);
-    e.info.workspace_bytes = workspace[i];
-    e.launch = launch[i];
-    r.entries.push_back(std::move(e));
+    // The inner variant's kernel, block, parameters and tile, under its own symbol wrapped.
+    GemmConfig g;
+    for (const Param& p : inner->info.params) g.config.params.push_back({p.name, p.value});
+    g.config.function = inner->function;
+    g.config.block = {inner->info.block_x, inner->info.block_y};
+    g.config.symbol = repacked_symbol(symbol);
+    g.config.mode = layout_name(inner->info.layout);
+    g.tile_m = inner->info.tile_m;
+    g.tile_n = inner->info.tile_n;
+    g.grid_z = inner->info.grid_z;
+    g.dynamic_smem = inner->info.dynamic_smem;
+    g.workspace_bytes = workspace[i];
+    g.launch = launch[i];
+    configs.push_back(std::move(g));
   }
+  return gemm_family("repacked",
+                     "misaligned fast path: copies operands whose K or leading dimension is not a "
+                     "multiple of 4 (or whose base is misaligned) into an aligned, zero-padded "
+                     "workspace, then runs a float4 tile variant on the copies",
+                     BlockRule::kFixed, std::move(configs));
 }
 
 }  // namespace occtune::kernels

@@ -1,10 +1,10 @@
-// Registers the "skinny" family (kernels/skinny.cuh): its instantiations, listed once in
+// The "skinny" family (kernels/skinny.cuh) for the registry: its instantiations, listed once in
 // OCCTUNE_SKINNY_VARIANTS, with their own launch (the split reduction's tickets zeroed, then the
 // kernel).
 #include <algorithm>
 #include <string>
 
-#include "kernels/registry_internal.cuh"
+#include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
 namespace occtune::kernels {
@@ -33,20 +33,15 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
 }
 
 template <int S, int SIDE, int SPLITS, class Variant>
-void add_skinny(Registry& r, std::string spelled) {
-  spelled.erase(std::remove(spelled.begin(), spelled.end(), ' '), spelled.end());
-  VariantInfo info;
-  info.family = "skinny";
-  info.symbol = layout_symbol(Variant::kLayout, std::move(spelled));
-  info.params = {{"s", S}, {"side", SIDE}, {"splits", SPLITS}};
-  info.block_x = Variant::kMaxThreads;
-  info.block_y = 1;
-  info.tile_m = Variant::kTileM;
-  info.tile_n = Variant::kTileN;
-  info.dynamic_smem = Variant::kSmemBytes;
-  info.grid_z = SPLITS;
-  if (SPLITS > 1) info.workspace_bytes = &skinny_workspace<Variant>;
-  r.add<Variant>(std::move(info), &launch_skinny<Variant, SPLITS>);
+GemmConfig skinny_config(const char* spelled) {
+  GemmConfig g = gemm_config<Variant>(spelled, {{"s", S}, {"side", SIDE}, {"splits", SPLITS}},
+                                      {Variant::kMaxThreads, 1}, &launch_skinny<Variant, SPLITS>);
+  g.tile_m = Variant::kTileM;
+  g.tile_n = Variant::kTileN;
+  g.dynamic_smem = Variant::kSmemBytes;
+  g.grid_z = SPLITS;
+  if (SPLITS > 1) g.workspace_bytes = &skinny_workspace<Variant>;
+  return g;
 }
 
 // Skinny<S, SIDE, SPLITS> in every layout W names.
@@ -55,28 +50,30 @@ struct SkinnyArgs;
 template <int S, int SIDE, int SPLITS>
 struct SkinnyArgs<Skinny<S, SIDE, SPLITS>> {
   template <class Variant>
-  static void add(Registry& r, const char* spelled) {
-    add_skinny<S, SIDE, SPLITS, Variant>(r, spelled);
+  static GemmConfig config(const char* spelled) {
+    return skinny_config<S, SIDE, SPLITS, Variant>(spelled);
   }
 };
 
 }  // namespace
 
-void register_skinny(Registry& r) {
-  r.families.push_back({"skinny",
-                        "small M or N (up to 16): warps own rows or columns of the output, "
-                        "float4 loads of the large operand, K split across warps and blocks "
-                        "with a deterministic reduction",
-                        false, "", nullptr, 1});
-#define OCCTUNE_REGISTER(...) SkinnyArgs<__VA_ARGS__>::add<__VA_ARGS__>(r, #__VA_ARGS__);
+BuiltinFamily skinny_builtin() {
+  std::vector<GemmConfig> configs;
+#define OCCTUNE_REGISTER(...) \
+  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
-#define OCCTUNE_REGISTER(...)                                     \
-  SkinnyArgs<__VA_ARGS__>::add<NT<__VA_ARGS__>>(r, #__VA_ARGS__); \
-  SkinnyArgs<__VA_ARGS__>::add<TN<__VA_ARGS__>>(r, #__VA_ARGS__); \
-  SkinnyArgs<__VA_ARGS__>::add<TT<__VA_ARGS__>>(r, #__VA_ARGS__);
+#define OCCTUNE_REGISTER(...)                                                        \
+  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<NT<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<TN<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<TT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+  return gemm_family("skinny",
+                     "small M or N (up to 16): warps own rows or columns of the output, float4 "
+                     "loads of the large operand, K split across warps and blocks with a "
+                     "deterministic reduction",
+                     BlockRule::kFixed, std::move(configs));
 }
 
 }  // namespace occtune::kernels

@@ -418,8 +418,4 @@ struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
   X(Skinny<8, 1, 8>)                          \
   X(Skinny<16, 1, 8>)
 
-// Registers the family (kernels/skinny.cu); called from register_all() in registry.cu.
-struct Registry;
-void register_skinny(Registry& r);
-
 }  // namespace occtune::kernels

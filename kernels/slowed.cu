@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/registry_internal.cuh"
+#include "kernels/gemm_family.cuh"
 
 namespace occtune::kernels {
 
@@ -53,44 +53,38 @@ struct TiledDynamicSlow {
 
 namespace {
 
-size_t slowed_smem(int threads) { return 2 * size_t(threads) * sizeof(float); }
-
+// A slowed tile of TW x TW threads, specialised to its square block like tiled_dynamic's.
 template <int TW, int P>
-void add_slowed(Registry& r, const char* symbol, const char* family) {
-  r.add<TiledDynamicSlow<TW, P>>(symbol, family, {{"tile", TW}}, TW, TW, TW, TW,
-                                 slowed_smem(TW * TW));
+GemmConfig slowed(const char* symbol) {
+  GemmConfig g = gemm_config<TiledDynamicSlow<TW, P>>(symbol, {}, {TW, TW});
+  g.tile_m = g.tile_n = TW;
+  g.dynamic_smem = 2 * std::size_t(TW * TW) * sizeof(float);
+  return g;
 }
 
+// No walk: the candidates are the registered tiles, so every tile a tiled_dynamic winner can
+// have (4..32 under the default min_tile) has a slowed twin with the same label.
 template <int P>
-void add_family(Registry& r, const char* family, const char* s4, const char* s8, const char* s16,
-                const char* s32) {
-  // No generation symbol: the candidates are the registered tiles, so every tile a tiled_dynamic
-  // winner can have (4..32 under the default min_tile) has a slowed twin with the same label.
-  r.families.push_back({family,
-                        "TEST ONLY (OCCTUNE_TEST_KERNELS=1): tiled_dynamic plus " +
-                            std::to_string(P) + "% more K passes, same result",
-                        false, "", nullptr, 1});
-  add_slowed<4, P>(r, s4, family);
-  add_slowed<8, P>(r, s8, family);
-  add_slowed<16, P>(r, s16, family);
-  add_slowed<32, P>(r, s32, family);
-}
-
-bool test_kernels_enabled() {
-  const char* v = std::getenv("OCCTUNE_TEST_KERNELS");
-  return v && std::string_view(v) == "1";
+BuiltinFamily slowed_family(const char* s4, const char* s8, const char* s16, const char* s32) {
+  return gemm_family("tiled_dynamic_slow" + std::to_string(P),
+                     "TEST ONLY (OCCTUNE_TEST_KERNELS=1): tiled_dynamic plus " +
+                         std::to_string(P) + "% more K passes, same result",
+                     BlockRule::kSquare,
+                     {slowed<4, P>(s4), slowed<8, P>(s8), slowed<16, P>(s16), slowed<32, P>(s32)});
 }
 
 }  // namespace
 
-void register_slowed(Registry& r) {
-  if (!test_kernels_enabled()) return;
-  add_family<3>(r, "tiled_dynamic_slow3", "TiledDynamicSlow<4,3>", "TiledDynamicSlow<8,3>",
-                "TiledDynamicSlow<16,3>", "TiledDynamicSlow<32,3>");
-  add_family<10>(r, "tiled_dynamic_slow10", "TiledDynamicSlow<4,10>", "TiledDynamicSlow<8,10>",
-                 "TiledDynamicSlow<16,10>", "TiledDynamicSlow<32,10>");
-  add_family<25>(r, "tiled_dynamic_slow25", "TiledDynamicSlow<4,25>", "TiledDynamicSlow<8,25>",
-                 "TiledDynamicSlow<16,25>", "TiledDynamicSlow<32,25>");
+std::vector<BuiltinFamily> slowed_builtins() {
+  if (!test_kernels_enabled()) return {};
+  std::vector<BuiltinFamily> out;
+  out.push_back(slowed_family<3>("TiledDynamicSlow<4,3>", "TiledDynamicSlow<8,3>",
+                                 "TiledDynamicSlow<16,3>", "TiledDynamicSlow<32,3>"));
+  out.push_back(slowed_family<10>("TiledDynamicSlow<4,10>", "TiledDynamicSlow<8,10>",
+                                  "TiledDynamicSlow<16,10>", "TiledDynamicSlow<32,10>"));
+  out.push_back(slowed_family<25>("TiledDynamicSlow<4,25>", "TiledDynamicSlow<8,25>",
+                                  "TiledDynamicSlow<16,25>", "TiledDynamicSlow<32,25>"));
+  return out;
 }
 
 }  // namespace occtune::kernels

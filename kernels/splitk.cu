@@ -1,4 +1,4 @@
-// Registers the "splitk" family (kernels/splitk.cuh) with its own launch: the K-sliced GEMM
+// The "splitk" family (kernels/splitk.cuh) for the registry, with its own launch: the K-sliced GEMM
 // into the workspace, then the reduction of the slices into C, both on the caller's stream.
 #include "kernels/splitk.cuh"
 #include "kernels/tile_registration.cuh"
@@ -34,23 +34,29 @@ cudaError_t launch_splitk(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   return cudaGetLastError();
 }
 
+// The variant `V` with split-K's launch.
+template <class V>
+GemmConfig splitk_config(const char* spelled) {
+  return tile_config<V>(spelled, "splitk", &launch_splitk<V>);
+}
+
 }  // namespace
 
-void register_splitk(Registry& r) {
-  r.families.push_back({"splitk",
-                        "split-K for small outputs with long K: pipelined tiles on K slices "
-                        "into a workspace, then a deterministic reduction into C",
-                        false, "", nullptr, 1});
-#define OCCTUNE_REGISTER(...) \
-  add_tile_variant<__VA_ARGS__>(r, #__VA_ARGS__, "splitk", &launch_splitk<__VA_ARGS__>);
+BuiltinFamily splitk_builtin() {
+  std::vector<GemmConfig> configs;
+#define OCCTUNE_REGISTER(...) configs.push_back(splitk_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SPLITK_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
-#define OCCTUNE_REGISTER(...)                                                            \
-  add_tile_variant<NT<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<NT<__VA_ARGS__>>); \
-  add_tile_variant<TN<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<TN<__VA_ARGS__>>); \
-  add_tile_variant<TT<__VA_ARGS__>>(r, #__VA_ARGS__, "splitk", &launch_splitk<TT<__VA_ARGS__>>);
+#define OCCTUNE_REGISTER(...)                                          \
+  configs.push_back(splitk_config<NT<__VA_ARGS__>>(#__VA_ARGS__));     \
+  configs.push_back(splitk_config<TN<__VA_ARGS__>>(#__VA_ARGS__));     \
+  configs.push_back(splitk_config<TT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_SPLITK_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+  return gemm_family("splitk",
+                     "split-K for small outputs with long K: pipelined tiles on K slices into a "
+                     "workspace, then a deterministic reduction into C",
+                     BlockRule::kFixed, std::move(configs));
 }
 
 }  // namespace occtune::kernels

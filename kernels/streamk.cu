@@ -1,11 +1,11 @@
-// Registers the "streamk" family (kernels/streamk.cuh) with its own launch: the persistent
+// The "streamk" family (kernels/streamk.cuh) for the registry, with its own launch: the persistent
 // blocks (a grid sized from the device, not from the tiles), then, when some tile was split,
 // the fix-up kernel that adds the partial sums in block order, both on the caller's stream.
 #include <algorithm>
 #include <atomic>
 #include <string>
 
-#include "kernels/registry_internal.cuh"
+#include "kernels/tile_registration.cuh"
 #include "kernels/streamk.cuh"
 
 namespace occtune::kernels {
@@ -87,43 +87,38 @@ cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block,
 }
 
 template <class Variant>
-void add_streamk(Registry& r, std::string spelled) {
-  spelled.erase(std::remove(spelled.begin(), spelled.end(), ' '), spelled.end());
-  VariantInfo info;
-  info.family = "streamk";
-  info.symbol = layout_symbol(Variant::kLayout, std::move(spelled));
+GemmConfig streamk_config(const char* spelled) {
   // The tile's parameters under the pipelined family's names, then the launch's own two.
-  if (const FamilySpace* space = find_tile_family_space("pipelined"))
-    for (auto& [name, value] : space->named_params(Variant::kParams))
-      info.params.push_back({name, value});
-  info.params.push_back({"blocks_per_sm", Variant::kBlocksPerSm});
-  info.params.push_back({"hybrid", Variant::kHybrid});
-  info.block_x = Variant::kMaxThreads;
-  info.block_y = 1;
-  info.tile_m = Variant::kParams.bm;
-  info.tile_n = Variant::kParams.bn;
-  info.dynamic_smem = Variant::kSmemBytes;
-  info.workspace_bytes = &streamk_workspace<Variant>;
-  r.add<Variant>(std::move(info), &launch_streamk<Variant>);
+  std::vector<occtune::Param> params = tile_params("pipelined", Variant::kParams);
+  params.push_back({"blocks_per_sm", Variant::kBlocksPerSm});
+  params.push_back({"hybrid", Variant::kHybrid});
+  GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
+                                      &launch_streamk<Variant>);
+  g.tile_m = Variant::kParams.bm;
+  g.tile_n = Variant::kParams.bn;
+  g.dynamic_smem = Variant::kSmemBytes;
+  g.workspace_bytes = &streamk_workspace<Variant>;
+  return g;
 }
 
 }  // namespace
 
-void register_streamk(Registry& r) {
-  r.families.push_back({"streamk",
-                        "stream-K: persistent blocks share the MAC-loop iterations of all tiles "
-                        "evenly (pipelined tile); split tiles meet in a workspace and a "
-                        "deterministic fix-up",
-                        false, "", nullptr, 1});
-#define OCCTUNE_REGISTER(...) add_streamk<__VA_ARGS__>(r, #__VA_ARGS__);
+BuiltinFamily streamk_builtin() {
+  std::vector<GemmConfig> configs;
+#define OCCTUNE_REGISTER(...) configs.push_back(streamk_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_STREAMK_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
-#define OCCTUNE_REGISTER(...)                          \
-  add_streamk<NT<__VA_ARGS__>>(r, #__VA_ARGS__);       \
-  add_streamk<TN<__VA_ARGS__>>(r, #__VA_ARGS__);       \
-  add_streamk<TT<__VA_ARGS__>>(r, #__VA_ARGS__);
+#define OCCTUNE_REGISTER(...)                                       \
+  configs.push_back(streamk_config<NT<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(streamk_config<TN<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(streamk_config<TT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_STREAMK_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+  return gemm_family("streamk",
+                     "stream-K: persistent blocks share the MAC-loop iterations of all tiles "
+                     "evenly (pipelined tile); split tiles meet in a workspace and a "
+                     "deterministic fix-up",
+                     BlockRule::kFixed, std::move(configs));
 }
 
 }  // namespace occtune::kernels

@@ -12,9 +12,6 @@
 
 namespace occtune::kernels {
 
-struct Registry;
-void register_streamk(Registry& r);  // kernels/streamk.cu
-
 template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
           int ORDER, int BPS, int DP>
 struct StreamKIn {

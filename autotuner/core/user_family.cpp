@@ -98,6 +98,10 @@ void validate_builtin_fields(const KernelFamily& f, FamilyOrigin origin) {
                          "version; leave KernelFamily::modes empty (a user family's problem is "
                          "its dimensions)",
                          f.modes.name));
+    if (f.walk.function || f.walk.resolve)
+      bad(n, "KernelFamily::walk is taken only from occtune's built-in GEMM families in this "
+             "version; leave it unset (the occupancy API walks each configuration's own "
+             "function)");
     for (std::size_t c = 0; c < f.configs.size(); ++c)
       if (!f.configs[c].symbol.empty() || !f.configs[c].mode.empty())
         bad(n, fmt::format("configuration {} sets {} '{}', which is taken only from occtune's "
@@ -122,6 +126,17 @@ void validate_builtin_fields(const KernelFamily& f, FamilyOrigin origin) {
           bad(n, fmt::format("mode value '{}' is given twice; give each once", f.modes.values[i]));
     }
   }
+  if (f.walk.function || f.walk.resolve) {
+    // The walk's answers pick specialised configurations: without one per block there is
+    // nothing to pick, and its symbol is how the offline planner finds its registers.
+    if (f.block_rule != BlockRule::kSquare || f.walk.symbol.empty())
+      bad(n, "a walk needs BlockRule::kSquare and the walk's symbol (e.g. TiledDynamic<0>)");
+    for (std::size_t c = 0; c < f.configs.size(); ++c)
+      if (f.configs[c].symbol.empty())
+        bad(n, fmt::format("configuration {} has no symbol, but the family walks: give every "
+                           "configuration the symbol of its specialised block",
+                           c + 1));
+  }
   for (std::size_t c = 0; c < f.configs.size(); ++c) {
     const std::string& mode = f.configs[c].mode;
     const auto& values = f.modes.values;
@@ -132,9 +147,9 @@ void validate_builtin_fields(const KernelFamily& f, FamilyOrigin origin) {
                                                 : std::string("none")));
     const std::string& symbol = f.configs[c].symbol;
     if (!symbol.empty() && (symbol.size() > 128 ||
-                            symbol.find_first_of(" \t\n\r|,=/") != std::string::npos))
+                            symbol.find_first_of(" \t\n\r|=/") != std::string::npos))
       bad(n, fmt::format("configuration {}: symbol '{}' must be 1 to 128 characters without "
-                         "spaces or |,=/ (e.g. TiledStatic<16>)",
+                         "spaces or |=/ (e.g. TiledStatic<16> or RegBlocked<128,128,8>)",
                          c + 1, symbol));
   }
 }
@@ -224,6 +239,10 @@ void validate(const KernelFamily& f, FamilyOrigin origin) {
         if (k.params[j].name == p)
           bad(n, fmt::format("configuration {}: parameter '{}' is given twice", c + 1, p));
     }
+    // A variant's name is parsed back into its parameters (family<p=v,...>), so they must be
+    // the same for all; a configuration with its own symbol is named by it instead (repacked
+    // wraps variants of several families).
+    if (!k.symbol.empty()) continue;
     const auto& first = f.configs[0].params;
     bool same = first.size() == k.params.size();
     for (std::size_t i = 0; same && i < first.size(); ++i) same = first[i].name == k.params[i].name;
@@ -404,6 +423,16 @@ kernels::FamilyInfo family_info(const UserFamily& family) {
                          ? "user kernel family, version " + family.def.version
                          : family.def.description;
   info.baseline = family.def.baseline;
+  if (const KernelConfig& walk = family.def.walk; walk.function || walk.resolve) {
+    // The textbook walk (autotuner/core/candidate_generation.cpp): the walk's kernel with the
+    // shared memory of the rule's block for each size the occupancy API asks about.
+    info.generation_symbol = walk.symbol;
+    info.smem_for_threads = [smem = family.def.smem, walk](int threads) {
+      const int side = integer_sqrt(std::max(threads, 1));
+      return smem(Block{side, side}, walk);
+    };
+    info.default_min_tile = integer_sqrt(family.def.min_threads);
+  }
   return info;
 }
 

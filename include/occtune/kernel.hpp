@@ -172,6 +172,13 @@ struct KernelFamily {
   // A reference point (a textbook kernel to compare with) rather than a kernel to tune; read by
   // occtune::sgemm's tuning on a miss, which tunes the GEMM families that are not baselines.
   bool baseline = false;
+  // Optional, built-in families only in this version: for a BlockRule::kSquare family whose
+  // every configuration is specialised to its block (KernelConfig::symbol), the run-time-block
+  // kernel the occupancy API is asked about (its function and symbol), with `smem` of the rule's
+  // block for each block size; each snapped answer picks the configuration specialised to that
+  // block (tiled_dynamic: docs/architecture.md, "Issue #13: every built-in family through the
+  // registration API"). Unset (no function): the family's candidates are its configurations.
+  KernelConfig walk = {};
   int min_threads = 16;    // the smallest block the kernel accepts (threads)
   int max_threads = 1024;  // the largest
   // Dynamic shared memory in bytes for a block; fed to the occupancy API.

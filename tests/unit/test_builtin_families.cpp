@@ -1,15 +1,18 @@
-// Issue #13, step 1 of moving the built-in families onto the registration API
-// (docs/architecture.md, "Issue #13: the built-in families through the registration API"):
-// tiled_static and naive are expanded by the code that expands user families, and the registry
-// the engine sees is the one of before, row for row (the expected table below was printed from
-// the private registry of 280dfa3, before the move). Plus the validation of what only built-in
+// Issue #13, the built-in families on the registration API (docs/architecture.md, "Issue #13:
+// every built-in family through the registration API"): the textbook families expanded by the
+// code that expands user families give the rows of the private registry of 280dfa3 (the whole
+// registry is compared in test_registry_golden); tiled_dynamic's walk through the API gives the
+// textbook walk's answers on every device profile; and the validation of what only built-in
 // families may set.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "autotuner/core/candidate_generation.hpp"
+#include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/error.hpp"
+#include "autotuner/core/offline_occupancy.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/registry_extension.hpp"
@@ -144,7 +147,12 @@ void expect_expansion(const KernelFamily& family) {
     if (family.name == g.family) golden.push_back(g);
   ASSERT_EQ(e.variants.size(), golden.size()) << family.name;
   EXPECT_EQ(e.info.name, family.name);
-  EXPECT_TRUE(e.info.baseline);
+  for (const FamilyRow& g : kGoldenFamilies)
+    if (family.name == g.name) {
+      EXPECT_EQ(e.info.baseline, g.baseline);
+      EXPECT_EQ(e.info.generation_symbol, g.generation_symbol);
+      EXPECT_EQ(e.info.default_min_tile, g.default_min_tile);
+    }
   const std::int64_t shapes[][3] = {{4096, 4096, 4096}, {17, 1000, 4097}, {1, 1, 1},
                                     {33, 65, 7}, {8192, 24, 129}};
   for (std::size_t i = 0; i < golden.size(); ++i) {
@@ -160,6 +168,10 @@ void expect_expansion(const KernelFamily& family) {
       EXPECT_EQ(grid.z, golden[i].grid_z) << golden[i].symbol;
     }
   }
+}
+
+TEST(BuiltinFamilies, TiledDynamicExpandsToItsGoldenRows) {
+  expect_expansion(kernels::tiled_dynamic_family());
 }
 
 TEST(BuiltinFamilies, TiledStaticExpandsToItsGoldenRows) {
@@ -186,6 +198,11 @@ TEST(BuiltinFamilies, WhatOnlyBuiltinFamiliesSetIsRefusedFromAUserFamily) {
   expect_refused(f, FamilyOrigin::kUser, "sets symbol 'TiledStatic<8>'");
   for (auto& c : f.configs) c.symbol.clear();
   expect_refused(f, FamilyOrigin::kUser, "sets mode 'nn'");
+  f = kernels::tiled_dynamic_family();
+  f.name = "my_dynamic";
+  f.modes = {};
+  for (auto& c : f.configs) c.symbol.clear(), c.mode.clear();
+  expect_refused(f, FamilyOrigin::kUser, "KernelFamily::walk is taken only from occtune's");
   // And through the public call, before anything is kept.
   f = kernels::naive_family();
   f.name = "my_naive";
@@ -214,6 +231,51 @@ TEST(BuiltinFamilies, ModesAndSpecialisedBlocksAreValidated) {
   f = kernels::tiled_static_family();
   f.configs[0].symbol = "Tiled Static<8>";
   expect_refused(f, FamilyOrigin::kBuiltin, "symbol 'Tiled Static<8>' must be");
+  // A template's arguments are spelt with commas, as the manifest names them.
+  f = kernels::tiled_static_family();
+  f.configs[0].symbol = "TiledStatic<8,1>";
+  EXPECT_NO_THROW(expand_family(f, {}, FamilyOrigin::kBuiltin));
+  // A walk picks specialised square blocks: it needs the square rule, its symbol, and a symbol
+  // on every configuration.
+  f = kernels::tiled_dynamic_family();
+  f.walk.symbol.clear();
+  expect_refused(f, FamilyOrigin::kBuiltin, "a walk needs BlockRule::kSquare and the walk's symbol");
+  f = kernels::tiled_dynamic_family();
+  f.configs[3].symbol.clear();
+  expect_refused(f, FamilyOrigin::kBuiltin, "configuration 4 has no symbol, but the family walks");
+}
+
+// The walk through the API asks the occupancy API for the shared memory of the rule's block for
+// each size, 8 isqrt(t)^2 bytes, where the textbook walk asked 8t; the two differ at thread
+// counts that are not squares. The answers are the same on every shipped profile (shared memory
+// never limits a tiled_dynamic block: 8 KiB at 1024 threads), which this shows walk by walk.
+TEST(BuiltinFamilies, TiledDynamicWalksAsTheTextbookWalkOnEveryProfile) {
+  const kernels::FamilyInfo* api = kernels::find_family("tiled_dynamic");
+  ASSERT_NE(api, nullptr);
+  ASSERT_EQ(api->generation_symbol, "TiledDynamic<0>");
+  EXPECT_EQ(api->smem_for_threads(63), 8u * 49u);  // the 7 x 7 block
+  kernels::FamilyInfo textbook = *api;
+  textbook.smem_for_threads = [](int threads) { return std::size_t(8) * std::size_t(threads); };
+  const auto profiles = profile_names();
+  ASSERT_GE(profiles.size(), 3u);
+  for (const std::string& name : profiles) {
+    SCOPED_TRACE(name);
+    const DeviceInfo device = load_device_profile(name);
+    for (const int min_tile : {0, 1, 2}) {
+      OfflineOccupancy oracle_api(device), oracle_textbook(device);
+      const Plan a = plan_family(*api, device, {17, 1000, 4097}, oracle_api, min_tile);
+      const Plan b = plan_family(textbook, device, {17, 1000, 4097}, oracle_textbook, min_tile);
+      ASSERT_FALSE(a.candidates.empty());
+      ASSERT_EQ(a.candidates.size(), b.candidates.size());
+      for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+        EXPECT_EQ(a.candidates[i].suggested_block, b.candidates[i].suggested_block);
+        EXPECT_EQ(a.candidates[i].block_limit, b.candidates[i].block_limit);
+        EXPECT_EQ(a.candidates[i].tile, b.candidates[i].tile);
+        EXPECT_EQ(a.candidates[i].active_blocks_per_sm, b.candidates[i].active_blocks_per_sm);
+      }
+      EXPECT_EQ(a.notes, b.notes);
+    }
+  }
 }
 
 }  // namespace
