@@ -235,9 +235,10 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       }
       if (kr.winner < 0 && status == RunStatus::kComplete && kr.abandoned > 0)
         spdlog::info("{} at {}: no winner: {} candidate{} abandoned (fastest sample at least "
-                     "{}x the shape's best so far) and none measured to the stopping rule; "
-                     "nothing is cached for this key (--abandon-factor 0 or --strategy "
-                     "exhaustive measures them fully)",
+                     "{}x the shape's best so far) and none measured to the stopping rule; a "
+                     "lookup of this key answers with the fastest of them, stop reason "
+                     "'abandoned' (--abandon-factor 0 or --strategy exhaustive measures them "
+                     "fully)",
                      plan.family, shape.str(), kr.abandoned, kr.abandoned == 1 ? "" : "s",
                      request.search.abandon_factor);
       else if (kr.winner < 0 && status == RunStatus::kComplete)
