@@ -253,6 +253,16 @@ TEST(CostModel, SuiteWinnersSurviveTheRealPlans) {
   EXPECT_GE(double(pruned) / candidates, 0.3);
 }
 
+// Every family's candidates of the default job at one shape, planned for the H100 profile.
+std::vector<std::vector<Candidate>> default_job_candidates(const JobConfig& job, Shape shape,
+                                                           OfflineOccupancy& oracle) {
+  std::vector<std::vector<Candidate>> families;
+  for (auto& name : job.kernels)
+    families.push_back(
+        plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+  return families;
+}
+
 // The default job (configs/default.toml: nine families, min_tile 4, three shapes) planned for the
 // H100 profile: what halving is left to measure. Every family keeps a candidate; at 4096^3 the
 // slow textbook tiles and the naive kernel are pruned down to their family's one.
@@ -260,10 +270,7 @@ TEST(CostModel, DefaultJobOnTheH100Profile) {
   const JobConfig job = load_job_config("");
   OfflineOccupancy oracle(h100());
   for (const Shape& shape : job.shapes) {
-    std::vector<std::vector<Candidate>> families;
-    for (auto& name : job.kernels)
-      families.push_back(
-          plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+    const auto families = default_job_candidates(job, shape, oracle);
     const auto d = prune_by_cost(families, h100(), shape, Layout::kNN, PruneSettings{});
     int all = 0, kept = 0;
     std::string per_family;
@@ -314,10 +321,7 @@ TEST(CostModel, FamiliesAreRacedBestEstimateFirst) {
   const JobConfig job = load_job_config("");
   OfflineOccupancy oracle(h100());
   for (const Shape& shape : job.shapes) {
-    std::vector<std::vector<Candidate>> families;
-    for (auto& name : job.kernels)
-      families.push_back(
-          plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+    const auto families = default_job_candidates(job, shape, oracle);
     const auto order =
         measure_order(prune_by_cost(families, h100(), shape, Layout::kNN, PruneSettings{}));
     std::string names;
