@@ -182,6 +182,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     // measured to the stopping rule so far at this shape (issue #18).
     std::vector<std::optional<KernelResult>> raced(plans[si].size());
     double shape_best_ms = 0;
+    std::string abandoned_families;  // raced to no winner, every candidate abandoned
     for (const size_t fi : searches[si].order) {
       const Plan& plan = plans[si][fi];
       const std::vector<std::string>& pruned = searches[si].pruned[fi];
@@ -234,13 +235,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
           shape_best_ms = t.summary.median;
       }
       if (kr.winner < 0 && status == RunStatus::kComplete && kr.abandoned > 0)
-        spdlog::info("{} at {}: no winner: {} candidate{} abandoned (fastest sample at least "
-                     "{}x the shape's best so far) and none measured to the stopping rule; a "
-                     "lookup of this key answers with the fastest of them, stop reason "
-                     "'abandoned' (--abandon-factor 0 or --strategy exhaustive measures them "
-                     "fully)",
-                     plan.family, shape.str(), kr.abandoned, kr.abandoned == 1 ? "" : "s",
-                     request.search.abandon_factor);
+        abandoned_families += (abandoned_families.empty() ? "" : ", ") + plan.family;
       else if (kr.winner < 0 && status == RunStatus::kComplete)
         spdlog::warn("{} at {}: no candidate passed; nothing is cached for this key", plan.family,
                      shape.str());
@@ -251,6 +246,12 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     }
     for (auto& kr : raced)
       if (kr) result.kernels.push_back(std::move(*kr));
+    if (!abandoned_families.empty())
+      spdlog::info("{}: no winner for {}: their candidates were abandoned (fastest sample at least "
+                   "{}x the shape's best so far); a lookup of such a key answers with its "
+                   "fastest, stop reason 'abandoned' (--abandon-factor 0 or --strategy "
+                   "exhaustive measures them fully)",
+                   shape.str(), abandoned_families, request.search.abandon_factor);
     if (request.reference_after && !user_kernels && !interrupted && !outcome.context_lost) {
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas_after = sample_reference(backend, request, interrupted);
