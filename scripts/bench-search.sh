@@ -23,7 +23,8 @@ prune=""
 abandon=""
 repeats=3
 out=$(mktemp -d /tmp/occtune-bench-search.XXXXXX)
-usage="usage: $0 [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [-p PRUNE] [-a FACTOR] [-r REPEATS] [SHAPE...]"
+usage="usage: $0 [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [-p PRUNE]"
+usage+=" [-a FACTOR] [-r REPEATS] [SHAPE...]"
 while getopts "a:b:k:m:o:p:r:" opt; do
   case $opt in
     a) abandon=$OPTARG ;;

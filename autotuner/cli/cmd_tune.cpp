@@ -172,8 +172,8 @@ std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
       "strategy {}{}, protocol: >= {} samples and {} s, relative IQR <= {}, "
       "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
       "of {} MHz\n\n",
-      job.search.strategy, abandon, job.policy.samples, job.policy.min_time_s, job.policy.target_noise,
-      job.policy.max_seconds_per_candidate, job.policy.max_samples,
+      job.search.strategy, abandon, job.policy.samples, job.policy.min_time_s,
+      job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
       job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100, reference_clock_mhz);
 }
 

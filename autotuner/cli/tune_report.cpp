@@ -33,8 +33,8 @@ std::string problem_text(const ShapeResult& r) { return problem_text(family_of(r
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
 // How a candidate left the search: "converged", "timeout", "elim r1", "dropped r0", "budget",
-// "pruned (cost model: est 3.10x best)", "abandoned r0: 3 samples, min 2.40x best"; "reused " in front when its samples came from the
-// store, ", throttled" when kept throttled.
+// "pruned (cost model: est 3.10x best)", "abandoned r0: 3 samples, min 2.40x best"; "reused "
+// in front when its samples came from the store, ", throttled" when kept throttled.
 std::string search_cell(const Measurement& m) {
   if (m.outcome != Outcome::kOk) return "-";
   const StopReason r = m.timing.stop;

@@ -98,7 +98,8 @@ std::vector<size_t> measure_order(const std::vector<std::vector<PruneDecision>>&
       if (!d.pruned && d.estimate_ms > 0) best[f] = std::min(best[f], d.estimate_ms);
   std::vector<size_t> order(decisions.size());
   std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return best[a] < best[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return best[a] < best[b]; });
   return order;
 }
 

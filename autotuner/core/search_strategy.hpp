@@ -134,8 +134,8 @@ int halving_cut(std::vector<Contender>& race, int finalists, double drop_factor,
 double race_incumbent_ms(const std::vector<Contender>& race, double shape_best_ms);
 
 // Abandons every active contender with at least kAbandonMinSamples samples whose fastest sample
-// is at least factor x incumbent_ms (the sample minimum bounds its median from below, so it is
-// slower than the incumbent by at least that factor whatever its later samples). Records the
+// is at least factor x incumbent_ms: the minimum bounds its median from below, so a faster
+// kernel could hide there only if every one of its samples were that much too slow. Records the
 // ratio in `behind`; returns how many left. factor <= 1 or no incumbent: none.
 int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, double factor, int round);
 

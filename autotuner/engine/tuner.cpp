@@ -74,8 +74,8 @@ ShapeSearchPlan search_plan(const std::vector<Plan>& plans, const DeviceInfo& de
   if (user_kernels || (!search.prunes() && !search.abandons())) return out;
   std::vector<std::vector<Candidate>> families;
   for (auto& plan : plans) families.push_back(plan.candidates);
-  auto decisions =
-      prune_by_cost(families, device, shape, request.layout, {search.prune_factor, search.prune_keep});
+  auto decisions = prune_by_cost(families, device, shape, request.layout,
+                                 {search.prune_factor, search.prune_keep});
   if (!search.prunes())
     for (auto& family : decisions)
       for (auto& d : family) d = {d.estimate_ms, d.ratio, false, ""};

@@ -52,7 +52,8 @@ for shape in doc["shapes"]:
                 assert 0 <= c["rel_error"] < 1e-5, c
     assert winners >= 1, f"no family won at {shape['shape']}"
     if shape["shape"] == "512x512x512":
-        open(sys.argv[2], "w").write(next(k["kernel"] for k in shape["kernels"] if k["winner"] >= 0))
+        won = next(k["kernel"] for k in shape["kernels"] if k["winner"] >= 0)
+        open(sys.argv[2], "w").write(won)
 print("tune json ok")
 PY
 family=$(cat "$tmp/family512")  # a family with a winner at 512^3, for the queries by kernel
@@ -61,7 +62,8 @@ family=$(cat "$tmp/family512")  # a family with a winner at 512^3, for the queri
 grep -q "$family" "$tmp/q1.txt"
 # No kernel named: the fastest family's winner (the lowest winning median of the tuned families).
 "$occtune" query --db "$db" --device 0 --shape 512x512x512 --format json >"$tmp/qany.json"
-"$occtune" query --db "$db" --device 0 --shape 512x512x512 --kernel "$family" --format json >"$tmp/qtd.json"
+"$occtune" query --db "$db" --device 0 --shape 512x512x512 --kernel "$family" --format json \
+  >"$tmp/qtd.json"
 python3 - "$tmp/qany.json" "$tmp/qtd.json" <<'PY'
 import json, sys
 anyf, td = (json.load(open(p)) for p in sys.argv[1:3])
