@@ -164,10 +164,9 @@ class Progress {
 std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
   // Issue #18: halving's abandon rule, when on, is part of how the table's rows were measured.
   const std::string abandon =
-      job.search.abandons()
-          ? fmt::format(" (abandoning after {} samples at {}x the shape's best)",
-                        kAbandonMinSamples, job.search.abandon_factor)
-          : "";
+      job.search.abandons() ? fmt::format(" (abandoning after {} samples at {}x the shape's best)",
+                                          kAbandonMinSamples, job.search.abandon_factor)
+                            : "";
   return fmt::format(
       "strategy {}{}, protocol: >= {} samples and {} s, relative IQR <= {}, "
       "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "

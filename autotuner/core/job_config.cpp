@@ -143,8 +143,9 @@ SettingNames config_key_names() {
     for (auto& [f, key] : renamed)
       if (f == field) return fmt::format("'{}'", key);
     static const std::string_view search_fields[] = {
-        "strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples",
-        "tie_level", "max_candidates", "prune", "prune_factor", "prune_keep", "abandon_factor"};
+        "strategy",        "screen_samples", "drop_factor",    "finalists",
+        "confirm_samples", "tie_level",      "max_candidates", "prune",
+        "prune_factor",    "prune_keep",     "abandon_factor"};
     for (auto f : search_fields)
       if (f == field) return fmt::format("'search.{}'", field);
     return fmt::format("'measure.{}'", field);
@@ -298,10 +299,11 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   if (auto node = root.get("search")) {
     auto* t = node->as_table();
     if (!t) bad(origin, "'search' must be a table ([search])");
-    reject_unknown(*t, {"strategy", "screen_samples", "drop_factor", "finalists",
-                        "confirm_samples", "tie_level", "time_budget", "max_candidates", "prune",
-                        "prune_factor", "prune_keep", "abandon_factor"},
-                   "search.", origin);
+    reject_unknown(
+        *t,
+        {"strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples", "tie_level",
+         "time_budget", "max_candidates", "prune", "prune_factor", "prune_keep", "abandon_factor"},
+        "search.", origin);
     auto& s = job.search;
     const std::string w = "search.";
     s.strategy = get<std::string>(*t, "strategy", w, origin, s.strategy, "a string");

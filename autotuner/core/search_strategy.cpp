@@ -148,8 +148,7 @@ std::vector<int> SearchStrategy::order(const std::vector<CandidateTraits>& cs) c
 std::unique_ptr<SearchStrategy> make_strategy(const SearchSettings& search,
                                               const TimingPolicy& policy, double shape_best_ms) {
   validate_strategy(search.strategy);
-  if (search.strategy == "halving")
-    return std::make_unique<Halving>(search, policy, shape_best_ms);
+  if (search.strategy == "halving") return std::make_unique<Halving>(search, policy, shape_best_ms);
   return std::make_unique<Exhaustive>(policy, search.strategy == "occupancy");
 }
 

@@ -103,8 +103,7 @@ class SearchStrategy {
 
 // shape_best_ms: the incumbent from the families already raced at this shape (0: none yet).
 std::unique_ptr<SearchStrategy> make_strategy(const SearchSettings& search,
-                                              const TimingPolicy& policy,
-                                              double shape_best_ms = 0);
+                                              const TimingPolicy& policy, double shape_best_ms = 0);
 
 // Textbook answer (occupancy-api, step 1) first, then by theoretical occupancy (higher first),
 // then by distance in threads from the textbook answer, then plan order.

@@ -88,9 +88,10 @@ ShapeSearchPlan search_plan(const std::vector<Plan>& plans, const DeviceInfo& de
       pruned += d.pruned;
       ++all;
     }
-  spdlog::info("cost model at {}: {} of {} candidates pruned (beyond {}x the best estimate, "
-               "keeping {} per family)",
-               shape.str(), pruned, all, search.prune_factor, search.prune_keep);
+  spdlog::info(
+      "cost model at {}: {} of {} candidates pruned (beyond {}x the best estimate, "
+      "keeping {} per family)",
+      shape.str(), pruned, all, search.prune_factor, search.prune_keep);
   return out;
 }
 
@@ -201,7 +202,9 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       if (!user_kernels) store.set_reference(run_id, result.cublas);
       const int done_before = done;
       engine::RaceEnv env{
-          backend, store, request,
+          backend,
+          store,
+          request,
           [&]() -> StopReason {
             if (interrupted) return StopReason::kInterrupted;
             if (budget > 0 && now() >= deadline) return StopReason::kBudget;
@@ -211,12 +214,12 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
             done = done_before + settled;
             progress(shape, plan.family, phase, done, best, best_ms);
           },
-          pruned, shape_best_ms};
+          pruned,
+          shape_best_ms};
       auto race = engine::run_race(env, plan,
                                    CacheKey::make(device, plan.family, build_id, shape),
                                    run_id, problem_work(plan.family, shape));
-      done = done_before +
-             engine::listed_candidates(plan, request.search, count_pruned(pruned));
+      done = done_before + engine::listed_candidates(plan, request.search, count_pruned(pruned));
       ++runs_done;
       outcome.context_lost |= race.context_lost;
       kr = std::move(race.result);
@@ -247,11 +250,12 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     for (auto& kr : raced)
       if (kr) result.kernels.push_back(std::move(*kr));
     if (!abandoned_families.empty())
-      spdlog::info("{}: no winner for {}: their candidates were abandoned (fastest sample at least "
-                   "{}x the shape's best so far); a lookup of such a key answers with its "
-                   "fastest, stop reason 'abandoned' (--abandon-factor 0 or --strategy "
-                   "exhaustive measures them fully)",
-                   shape.str(), abandoned_families, request.search.abandon_factor);
+      spdlog::info(
+          "{}: no winner for {}: their candidates were abandoned (fastest sample at least "
+          "{}x the shape's best so far); a lookup of such a key answers with its "
+          "fastest, stop reason 'abandoned' (--abandon-factor 0 or --strategy "
+          "exhaustive measures them fully)",
+          shape.str(), abandoned_families, request.search.abandon_factor);
     if (request.reference_after && !user_kernels && !interrupted && !outcome.context_lost) {
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas_after = sample_reference(backend, request, interrupted);
