@@ -5,11 +5,13 @@
 # repeats agree (same winner or inside each other's tie band) with the spread of their medians.
 #
 #   scripts/bench-search.sh [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR]
-#                           [-p PRUNE] [-r REPEATS] [SHAPE...]
+#                           [-p PRUNE] [-a FACTOR] [-r REPEATS] [SHAPE...]
 #
 # With several kernels, one tune measures them all and "the winner" is the fastest across them.
 # -p passes --prune to the default-strategy runs (cost or none; occtune's default when absent:
-# cost, issue #18); exhaustive never prunes. -r sets the repeated default tunes (3; 0: none).
+# cost, issue #18); exhaustive never prunes. -a passes --abandon-factor to the default-strategy
+# runs (occtune's default when absent: 1.5; 0: never abandon). -r sets the repeated default
+# tunes (3; 0: none).
 #
 # Every run uses --force and its own database, so nothing is reused between runs. Results
 # (JSON of every run, stderr logs, summary.txt, summary.json) go to OUTDIR.
@@ -18,11 +20,14 @@ occtune=./build/autotuner/occtune
 kernel=tiled_dynamic
 min_tile=""
 prune=""
+abandon=""
 repeats=3
 out=$(mktemp -d /tmp/occtune-bench-search.XXXXXX)
-usage="usage: $0 [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [-p PRUNE] [-r REPEATS] [SHAPE...]"
-while getopts "b:k:m:o:p:r:" opt; do
+usage="usage: $0 [-b OCCTUNE] [-k KERNEL[,KERNEL...]] [-m MIN_TILE] [-o OUTDIR] [-p PRUNE]"
+usage+=" [-a FACTOR] [-r REPEATS] [SHAPE...]"
+while getopts "a:b:k:m:o:p:r:" opt; do
   case $opt in
+    a) abandon=$OPTARG ;;
     b) occtune=$OPTARG ;;
     k) kernel=$OPTARG ;;
     m) min_tile=$OPTARG ;;
@@ -54,6 +59,7 @@ run() {
   local db="$out/$name.db"
   local prune_args=()
   [ -z "$prune" ] || [ "$strategy" != halving ] || prune_args=(--prune "$prune")
+  [ -z "$abandon" ] || [ "$strategy" != halving ] || prune_args+=(--abandon-factor "$abandon")
   rm -f "$db" "$db-wal" "$db-shm"
   local t0 t1
   t0=$(date +%s.%N)

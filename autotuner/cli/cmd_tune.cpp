@@ -82,6 +82,7 @@ const std::map<std::string_view, std::string_view> kFlagOf = {
     {"prune", "--prune"},
     {"prune_factor", "--prune-factor"},
     {"prune_keep", "--prune-keep"},
+    {"abandon_factor", "--abandon-factor"},
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -161,12 +162,17 @@ class Progress {
 
 // The protocol line every table output starts with, after the device line(s).
 std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
+  // Issue #18: halving's abandon rule, when on, is part of how the table's rows were measured.
+  const std::string abandon =
+      job.search.abandons() ? fmt::format(" (abandoning after {} samples at {}x the shape's best)",
+                                          kAbandonMinSamples, job.search.abandon_factor)
+                            : "";
   return fmt::format(
-      "strategy {}, protocol: >= {} samples and {} s, relative IQR <= {}, "
+      "strategy {}{}, protocol: >= {} samples and {} s, relative IQR <= {}, "
       "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
       "of {} MHz\n\n",
-      job.search.strategy, job.policy.samples, job.policy.min_time_s, job.policy.target_noise,
-      job.policy.max_seconds_per_candidate, job.policy.max_samples,
+      job.search.strategy, abandon, job.policy.samples, job.policy.min_time_s,
+      job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
       job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100, reference_clock_mhz);
 }
 
@@ -537,6 +543,10 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                   [](J& j, const double& v) { j.search.prune_factor = v; });
   setting<int>(cmd, o, "--prune-keep", "cost pruning: candidates kept per family regardless",
                [](J& j, const int& v) { j.search.prune_keep = v; });
+  setting<double>(cmd, o, "--abandon-factor",
+                  "halving: abandon a candidate whose fastest of its first samples is this x "
+                  "the shape's best median so far (0: never)",
+                  [](J& j, const double& v) { j.search.abandon_factor = v; });
   cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return tune_command(*o, ctx); }; });
 }
 

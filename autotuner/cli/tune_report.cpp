@@ -33,8 +33,8 @@ std::string problem_text(const ShapeResult& r) { return problem_text(family_of(r
 bool in(const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
 // How a candidate left the search: "converged", "timeout", "elim r1", "dropped r0", "budget",
-// "pruned (cost model: est 3.10x best)"; "reused " in front when its samples came from the
-// store, ", throttled" when kept throttled.
+// "pruned (cost model: est 3.10x best)", "abandoned r0: 3 samples, min 2.40x best"; "reused "
+// in front when its samples came from the store, ", throttled" when kept throttled.
 std::string search_cell(const Measurement& m) {
   if (m.outcome != Outcome::kOk) return "-";
   const StopReason r = m.timing.stop;
@@ -42,10 +42,26 @@ std::string search_cell(const Measurement& m) {
   std::string text(to_string(r));
   if (r == StopReason::kEliminated) text = fmt::format("elim r{}", m.search_round);
   if (r == StopReason::kDropped) text = fmt::format("dropped r{}", m.search_round);
+  if (r == StopReason::kAbandoned)
+    text = fmt::format("abandoned r{}: {} samples, min {:.2f}x best", m.search_round,
+                       m.timing.summary.count, m.behind);
   if (text.empty()) text = "-";
   if (m.reused_from > 0) text = "reused " + text;
   if (m.timing.throttled) text += ", throttled";
   return text;
+}
+
+// A family whose every measured candidate was abandoned (issue #18) has no winner; its fastest
+// abandoned row is marked instead, so the table still says where the family stands. -1: none.
+int fastest_abandoned_of(const KernelResult& k) {
+  int best = -1;
+  for (int i = 0; i < int(k.measurements.size()); ++i) {
+    const Measurement& m = k.measurements[size_t(i)];
+    if (m.timing.stop != StopReason::kAbandoned || m.timing.summary.count == 0) continue;
+    if (best < 0 || m.timing.summary.median < k.measurements[size_t(best)].timing.summary.median)
+      best = i;
+  }
+  return best;
 }
 
 // The rule of core/ties.hpp, in words for the table.
@@ -121,6 +137,9 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"prune_factor", s.prune_factor},
           {"prune_keep", s.prune_keep},
           {"prunes", s.prunes()},
+          {"abandon_factor", s.abandon_factor},
+          {"abandon_min_samples", kAbandonMinSamples},
+          {"abandons", s.abandons()},
           {"tie_rule", kTieRule}};
 }
 
@@ -150,6 +169,7 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
   t.wide_only({"smem", "limiter", "waves", "q1-q3 ms", "n", "noise", "rel err"});
   const double ref = r.cublas.summary.median;
   for (auto& k : r.kernels) {
+    const int fastest_abandoned = k.winner < 0 ? fastest_abandoned_of(k) : -1;
     for (size_t i = 0; i < k.measurements.size(); ++i) {
       auto& m = k.measurements[i];
       auto& c = m.candidate;
@@ -158,6 +178,8 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
       std::string mark;
       if (int(i) == k.winner)
         mark = "<- best " + k.kernel;
+      else if (int(i) == fastest_abandoned)
+        mark = "<- fastest " + k.kernel + ", abandoned";
       else if (in(k.ties, int(i)))
         mark = "tie";
       std::vector<std::string> row = {
@@ -204,6 +226,8 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
                                    k.candidates, k.candidates == 1 ? "" : "s");
     if (k.reused > 0) line += fmt::format(", {} reused from the database", k.reused);
     if (k.pruned > 0) line += fmt::format(", {} pruned by the cost model", k.pruned);
+    if (k.abandoned > 0)
+      line += fmt::format(", {} abandoned far behind the shape's best", k.abandoned);
     if (k.unmeasured > 0) line += fmt::format(", {} not measured", k.unmeasured);
     line += fmt::format(", {} samples, {:.2f} s", k.samples_taken, k.wall_s);
     // A source kernel compiled before it was planned: compiling and measuring, apart.
@@ -240,6 +264,8 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
         j["outcome"] = "pruned";
         j["pruned"] = m.error;
       }
+      // Abandoned (issue #18): its few samples are real; how far behind the incumbent it was.
+      if (m.timing.stop == StopReason::kAbandoned) j["behind_best"] = m.behind;
       if (m.outcome == Outcome::kOk && m.timing.summary.count > 0) {
         j["ratio_to_cublas"] = ratio(r.cublas.summary.median, m.timing.summary.median);
         if (m.bytes > 0) j["gbps"] = m.gbps();
@@ -259,6 +285,7 @@ nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
                        {"candidates_planned", k.candidates},
                        {"unmeasured", k.unmeasured},
                        {"pruned", k.pruned},
+                       {"abandoned", k.abandoned},
                        {"reused", k.reused},
                        {"samples_taken", k.samples_taken},
                        {"throttled_batches", k.throttled_batches},

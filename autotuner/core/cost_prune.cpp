@@ -90,4 +90,17 @@ std::vector<std::vector<PruneDecision>> prune_by_cost(
   return out;
 }
 
+std::vector<size_t> measure_order(const std::vector<std::vector<PruneDecision>>& decisions) {
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  std::vector<double> best(decisions.size(), kNone);
+  for (size_t f = 0; f < decisions.size(); ++f)
+    for (const PruneDecision& d : decisions[f])
+      if (!d.pruned && d.estimate_ms > 0) best[f] = std::min(best[f], d.estimate_ms);
+  std::vector<size_t> order(decisions.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return best[a] < best[b]; });
+  return order;
+}
+
 }  // namespace occtune

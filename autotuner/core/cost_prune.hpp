@@ -41,4 +41,10 @@ std::vector<std::vector<PruneDecision>> prune_inputs(
     const std::vector<std::vector<std::optional<CostInput>>>& families, const DeviceInfo& device,
     Shape shape, Layout layout, const PruneSettings& settings);
 
+// Issue #18: the order halving races the families of one shape in: by each family's best
+// estimate among its unpruned candidates, best first, so that the incumbent which abandons
+// hopeless candidates (core/search_strategy.hpp) is a good one early. Families with no estimate
+// follow in their own order.
+std::vector<size_t> measure_order(const std::vector<std::vector<PruneDecision>>& decisions);
+
 }  // namespace occtune

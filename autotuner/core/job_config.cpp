@@ -143,8 +143,9 @@ SettingNames config_key_names() {
     for (auto& [f, key] : renamed)
       if (f == field) return fmt::format("'{}'", key);
     static const std::string_view search_fields[] = {
-        "strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples",
-        "tie_level", "max_candidates", "prune", "prune_factor", "prune_keep"};
+        "strategy",        "screen_samples", "drop_factor",    "finalists",
+        "confirm_samples", "tie_level",      "max_candidates", "prune",
+        "prune_factor",    "prune_keep",     "abandon_factor"};
     for (auto f : search_fields)
       if (f == field) return fmt::format("'search.{}'", field);
     return fmt::format("'measure.{}'", field);
@@ -193,6 +194,10 @@ void validate_protocol(const TimingPolicy& p, const SearchSettings& s, const Set
         "must be in [1, 1000] (a factor of the best cost estimate, e.g. 2)");
   check(s.prune_keep >= 0, "prune_keep", std::to_string(s.prune_keep),
         "must be 0 or more (candidates kept per family whatever their estimate)");
+  check(s.abandon_factor == 0 || (s.abandon_factor > 1 && s.abandon_factor <= 1000),
+        "abandon_factor", num(s.abandon_factor),
+        "must be 0 (never abandon) or in (1, 1000] (a factor of the shape's best median, e.g. "
+        "1.5)");
 }
 
 void validate_kernel_name(const std::string& name) {
@@ -294,10 +299,11 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
   if (auto node = root.get("search")) {
     auto* t = node->as_table();
     if (!t) bad(origin, "'search' must be a table ([search])");
-    reject_unknown(*t, {"strategy", "screen_samples", "drop_factor", "finalists",
-                        "confirm_samples", "tie_level", "time_budget", "max_candidates", "prune",
-                        "prune_factor", "prune_keep"},
-                   "search.", origin);
+    reject_unknown(
+        *t,
+        {"strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples", "tie_level",
+         "time_budget", "max_candidates", "prune", "prune_factor", "prune_keep", "abandon_factor"},
+        "search.", origin);
     auto& s = job.search;
     const std::string w = "search.";
     s.strategy = get<std::string>(*t, "strategy", w, origin, s.strategy, "a string");
@@ -311,6 +317,7 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
     s.prune = get<std::string>(*t, "prune", w, origin, s.prune, "a string");
     s.prune_factor = number(*t, "prune_factor", w, origin, s.prune_factor);
     s.prune_keep = positive_int(*t, "prune_keep", w, origin, s.prune_keep, 0);
+    s.abandon_factor = number(*t, "abandon_factor", w, origin, s.abandon_factor);
   }
   try {
     validate_protocol(job.policy, job.search, config_key_names());

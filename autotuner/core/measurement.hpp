@@ -53,6 +53,7 @@ enum class StopReason {
   kBudget,       // the time budget ran out while it was still being sampled
   kInterrupted,  // Ctrl-C while it was still being sampled
   kPruned,       // the cost model left it out before measuring (issue #18); never stored
+  kAbandoned,    // halving: its first samples were far behind the shape's incumbent (issue #18)
 };
 std::string_view to_string(StopReason reason);
 std::optional<StopReason> stop_reason_from_string(std::string_view text);
@@ -98,6 +99,7 @@ struct Measurement {
   }
   // The search's decision about it.
   int search_round = 0;      // round of the race in which it left (0 = screen)
+  double behind = 0;         // abandoned: its fastest sample / the incumbent's median
   bool tie = false;          // inside the winner's tie band (median intervals overlap)
   bool winner = false;
   std::int64_t reused_from = 0;  // stored measurement whose samples were reused; 0 if measured

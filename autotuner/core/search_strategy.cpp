@@ -57,18 +57,22 @@ class Exhaustive : public SearchStrategy {
 
 class Halving : public SearchStrategy {
  public:
-  Halving(const SearchSettings& s, const TimingPolicy& policy)
+  Halving(const SearchSettings& s, const TimingPolicy& policy, double shape_best_ms)
       : rule_(StoppingRule::from(policy)),
         batch_(std::max(1, policy.batch)),
         drop_factor_(s.drop_factor),
         finalists_(std::max(1, s.finalists)),
         level_(s.tie_level),
-        target_(std::clamp(s.screen_samples, 1, std::max(1, policy.samples))) {}
+        target_(std::clamp(s.screen_samples, 1, std::max(1, policy.samples))),
+        abandon_factor_(s.abandons() ? s.abandon_factor : 0),
+        shape_best_ms_(shape_best_ms) {}
   std::string_view name() const override { return "halving"; }
   std::vector<int> order(const std::vector<CandidateTraits>& cs) const override {
     return occupancy_order(cs);
   }
   std::vector<Turn> next_round(std::vector<Contender>& race) override {
+    // Before anything else: a contender far behind the incumbent gets no further turn.
+    abandon_hopeless(race, race_incumbent_ms(race, shape_best_ms_), abandon_factor_, rung_);
     for (;;) {
       const auto active = std::count_if(race.begin(), race.end(), [](const Contender& c) {
         return c.state == RaceState::kActive;
@@ -108,6 +112,8 @@ class Halving : public SearchStrategy {
   int finalists_;
   double level_;
   int target_;
+  double abandon_factor_;
+  double shape_best_ms_;
   int rung_ = 0;
   bool final_ = false;
 };
@@ -140,9 +146,9 @@ std::vector<int> SearchStrategy::order(const std::vector<CandidateTraits>& cs) c
 }
 
 std::unique_ptr<SearchStrategy> make_strategy(const SearchSettings& search,
-                                              const TimingPolicy& policy) {
+                                              const TimingPolicy& policy, double shape_best_ms) {
   validate_strategy(search.strategy);
-  if (search.strategy == "halving") return std::make_unique<Halving>(search, policy);
+  if (search.strategy == "halving") return std::make_unique<Halving>(search, policy, shape_best_ms);
   return std::make_unique<Exhaustive>(policy, search.strategy == "occupancy");
 }
 
@@ -231,6 +237,32 @@ int halving_cut(std::vector<Contender>& race, int finalists, double drop_factor,
     const int i = active[size_t(r)];
     if (i != best && !cs[size_t(i)].ci.overlaps(cs[size_t(best)].ci))
       retire(race[size_t(i)], RaceState::kEliminated, StopReason::kEliminated);
+  }
+  return left;
+}
+
+double race_incumbent_ms(const std::vector<Contender>& race, double shape_best_ms) {
+  double best = shape_best_ms > 0 ? shape_best_ms : 0;
+  for (const Contender& c : race) {
+    if (c.state != RaceState::kFinished || !is_final(c.stop) || c.samples_ms.empty()) continue;
+    const double m = c.median();
+    if (m > 0 && (best == 0 || m < best)) best = m;
+  }
+  return best;
+}
+
+int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, double factor, int round) {
+  if (!(factor > 1) || !(incumbent_ms > 0)) return 0;
+  int left = 0;
+  for (Contender& c : race) {
+    if (c.state != RaceState::kActive || int(c.samples_ms.size()) < kAbandonMinSamples) continue;
+    const double fastest = *std::min_element(c.samples_ms.begin(), c.samples_ms.end());
+    if (fastest < factor * incumbent_ms) continue;
+    c.state = RaceState::kAbandoned;
+    c.stop = StopReason::kAbandoned;
+    c.round = round;
+    c.behind = fastest / incumbent_ms;
+    ++left;
   }
   return left;
 }

@@ -31,7 +31,16 @@ struct SearchSettings {
   double prune_factor = 2.0;
   int prune_keep = 1;
   bool prunes() const { return prune == "cost" && strategy == "halving"; }
+  // Issue #18: halving abandons a candidate whose fastest sample, after kAbandonMinSamples, is
+  // already abandon_factor x the incumbent (the best median measured to the stopping rule so
+  // far at this shape, in any family). 0 = never. exhaustive and occupancy never abandon.
+  double abandon_factor = 1.5;
+  bool abandons() const { return abandon_factor > 0 && strategy == "halving"; }
 };
+
+// Samples a candidate has before the abandon rule may judge it: the default screen, so the rule
+// costs no extra turn; three samples must all be slow, not one stray launch.
+inline constexpr int kAbandonMinSamples = 3;
 
 // "halving, exhaustive, occupancy"
 std::string strategy_names();
@@ -54,6 +63,7 @@ enum class RaceState {
   kFinished,    // measured to the stopping rule
   kEliminated,  // halving: worse half of a round
   kDropped,     // halving: far behind the best
+  kAbandoned,   // halving: far behind the shape's incumbent (issue #18); never a winner
 };
 
 struct Contender {
@@ -63,9 +73,10 @@ struct Contender {
   StopReason stop = StopReason::kNone;
   int round = 0;  // strategy round in which it left the race
   std::vector<double> samples_ms;
+  double behind = 0;  // abandoned: its fastest sample / the incumbent's median
   bool retired() const {
     return state == RaceState::kFinished || state == RaceState::kEliminated ||
-           state == RaceState::kDropped;
+           state == RaceState::kDropped || state == RaceState::kAbandoned;
   }
   double median() const;  // 0 without samples
 };
@@ -90,8 +101,9 @@ class SearchStrategy {
   virtual std::string phase() const = 0;
 };
 
+// shape_best_ms: the incumbent from the families already raced at this shape (0: none yet).
 std::unique_ptr<SearchStrategy> make_strategy(const SearchSettings& search,
-                                              const TimingPolicy& policy);
+                                              const TimingPolicy& policy, double shape_best_ms = 0);
 
 // Textbook answer (occupancy-api, step 1) first, then by theoretical occupancy (higher first),
 // then by distance in threads from the textbook answer, then plan order.
@@ -115,5 +127,15 @@ int halving_next_target(int samples, int min_samples);  // min(N, 2 x samples)
 // decide on few samples. Returns how many left the race.
 int halving_cut(std::vector<Contender>& race, int finalists, double drop_factor, double tie_level,
                 int round);
+
+// Issue #18. The incumbent: the lower of shape_best_ms (earlier families' winners; 0 = none)
+// and the medians of this race's contenders measured to the stopping rule. 0 when there is none.
+double race_incumbent_ms(const std::vector<Contender>& race, double shape_best_ms);
+
+// Abandons every active contender with at least kAbandonMinSamples samples whose fastest sample
+// is at least factor x incumbent_ms: the minimum bounds its median from below, so a faster
+// kernel could hide there only if every one of its samples were that much too slow. Records the
+// ratio in `behind`; returns how many left. factor <= 1 or no incumbent: none.
+int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, double factor, int round);
 
 }  // namespace occtune

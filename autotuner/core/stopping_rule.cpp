@@ -10,7 +10,7 @@
 namespace occtune {
 namespace {
 
-constexpr std::array<std::pair<StopReason, std::string_view>, 9> kStopNames = {{
+constexpr std::array<std::pair<StopReason, std::string_view>, 10> kStopNames = {{
     {StopReason::kNone, ""},
     {StopReason::kConverged, "converged"},
     {StopReason::kTimeout, "timeout"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<StopReason, std::string_view>, 9> kStopNames = {{
     {StopReason::kBudget, "budget"},
     {StopReason::kInterrupted, "interrupted"},
     {StopReason::kPruned, "pruned"},
+    {StopReason::kAbandoned, "abandoned"},
 }};
 
 }  // namespace

@@ -22,7 +22,7 @@ class Race {
         work_(work),
         policy_(env.request.policy),
         search_(env.request.search),
-        strategy_(make_strategy(search_, policy_)) {
+        strategy_(make_strategy(search_, policy_, env.shape_best_ms)) {
     std::vector<CandidateTraits> traits;
     for (auto& c : plan.candidates) traits.push_back(CandidateTraits::of(c));
     // Candidates the cost model pruned (issue #18) are never listed; --max-candidates cuts the
@@ -118,6 +118,7 @@ class Race {
     t.measured_s = std::accumulate(t.samples_ms.begin(), t.samples_ms.end(), 0.0) / 1000.0;
     t.stop = c.stop;
     e.m.search_round = c.round;
+    e.m.behind = c.behind;
   }
 
   void store(int i) {
@@ -399,6 +400,9 @@ class Race {
     if (tied_.size() > 1)
       for (int i : tied_) result_.ties.push_back(position[size_t(i)]);
     result_.pruned = int(pruned_.size());
+    result_.abandoned = int(std::count_if(race_.begin(), race_.end(), [](const Contender& c) {
+      return c.state == RaceState::kAbandoned;
+    }));
     result_.unmeasured = result_.candidates - checked - result_.pruned;
     result_.stopped = stopped_;
   }

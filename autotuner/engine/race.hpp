@@ -28,6 +28,9 @@ struct RaceEnv {
       progress;
   // Per plan candidate, why the cost model pruned it (issue #18); empty or "" = measured.
   std::vector<std::string> pruned = {};
+  // Issue #18: the best median measured to the stopping rule by the families already raced at
+  // this shape (0: none); halving abandons candidates far behind it.
+  double shape_best_ms = 0;
 };
 
 struct RaceOutcome {

@@ -25,6 +25,7 @@ struct KernelResult {
   int candidates = 0;  // in the plan
   int unmeasured = 0;
   int pruned = 0;  // left out by the cost model before measuring (in measurements, not stored)
+  int abandoned = 0;  // halving: stopped after a few samples far behind the shape's incumbent
   int reused = 0;             // measurements taken from the store instead of the GPU
   int samples_taken = 0;      // timed samples taken on the GPU in this run, retakes included
   int throttled_batches = 0;  // batches discarded for a throttled clock

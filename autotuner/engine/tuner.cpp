@@ -9,6 +9,7 @@
 #include <chrono>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "autotuner/core/cost_prune.hpp"
 #include "autotuner/core/stopping_rule.hpp"
@@ -54,27 +55,43 @@ Timing sample_reference(MeasurementBackend& backend, const TuneRequest& request,
   return t;
 }
 
-// Issue #18: the cost model's verdict on each candidate of each family at one shape, before
-// halving measures any ("" = measured). Only the GEMM families have the tiles it reads.
-std::vector<std::vector<std::string>> prune_reasons(const std::vector<Plan>& plans,
-                                                    const DeviceInfo& device, Shape shape,
-                                                    const TuneRequest& request) {
-  std::vector<std::vector<std::string>> out(plans.size());
-  if (!request.search.prunes()) return out;
+// Issue #18, before halving measures anything at one shape: the cost model's verdict on each
+// candidate of each family ("" = measured; empty lists when halving does not prune) and the
+// order the families are raced in (best estimate first when halving abandons, else as asked).
+// Only the GEMM families have the tiles the model reads.
+struct ShapeSearchPlan {
+  std::vector<std::vector<std::string>> pruned;  // [family][candidate]
+  std::vector<size_t> order;                     // family indices, in racing order
+};
+
+ShapeSearchPlan search_plan(const std::vector<Plan>& plans, const DeviceInfo& device, Shape shape,
+                            const TuneRequest& request, bool user_kernels) {
+  ShapeSearchPlan out;
+  out.pruned.resize(plans.size());
+  out.order.resize(plans.size());
+  std::iota(out.order.begin(), out.order.end(), size_t(0));
+  const SearchSettings& search = request.search;
+  if (user_kernels || (!search.prunes() && !search.abandons())) return out;
   std::vector<std::vector<Candidate>> families;
   for (auto& plan : plans) families.push_back(plan.candidates);
-  const auto decisions = prune_by_cost(families, device, shape, request.layout,
-                                       {request.search.prune_factor, request.search.prune_keep});
+  auto decisions = prune_by_cost(families, device, shape, request.layout,
+                                 {search.prune_factor, search.prune_keep});
+  if (!search.prunes())
+    for (auto& family : decisions)
+      for (auto& d : family) d = {d.estimate_ms, d.ratio, false, ""};
+  if (search.abandons()) out.order = measure_order(decisions);
+  if (!search.prunes()) return out;
   int pruned = 0, all = 0;
   for (size_t f = 0; f < plans.size(); ++f)
     for (auto& d : decisions[f]) {
-      out[f].push_back(d.reason);
+      out.pruned[f].push_back(d.reason);
       pruned += d.pruned;
       ++all;
     }
-  spdlog::info("cost model at {}: {} of {} candidates pruned (beyond {}x the best estimate, "
-               "keeping {} per family)",
-               shape.str(), pruned, all, request.search.prune_factor, request.search.prune_keep);
+  spdlog::info(
+      "cost model at {}: {} of {} candidates pruned (beyond {}x the best estimate, "
+      "keeping {} per family)",
+      shape.str(), pruned, all, search.prune_factor, search.prune_keep);
   return out;
 }
 
@@ -117,7 +134,7 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
                              "' were asked together)");
 
   std::vector<std::vector<Plan>> plans;
-  std::vector<std::vector<std::vector<std::string>>> pruned;  // [shape][family][candidate]
+  std::vector<ShapeSearchPlan> searches;  // [shape]
   int total = 0;
   for (auto& shape : request.shapes) {
     plans.emplace_back();
@@ -128,11 +145,10 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       if (plans.back().back().compile_seconds > 0)
         for (const auto& note : plans.back().back().notes) spdlog::info("compiled {}", note);
     }
-    pruned.push_back(user_kernels ? std::vector<std::vector<std::string>>(plans.back().size())
-                                  : prune_reasons(plans.back(), device, shape, request));
+    searches.push_back(search_plan(plans.back(), device, shape, request, user_kernels));
     for (size_t f = 0; f < plans.back().size(); ++f)
       total += engine::listed_candidates(plans.back()[f], request.search,
-                                         count_pruned(pruned.back()[f]));
+                                         count_pruned(searches.back().pruned[f]));
   }
   const int runs_total = int(request.shapes.size() * request.kernels.size());
 
@@ -163,8 +179,14 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas = sample_reference(backend, request, interrupted);
     }
-    for (size_t fi = 0; fi < plans[si].size(); ++fi) {
+    // Raced in search order, listed in the order asked; the incumbent is the best median
+    // measured to the stopping rule so far at this shape (issue #18).
+    std::vector<std::optional<KernelResult>> raced(plans[si].size());
+    double shape_best_ms = 0;
+    std::string abandoned_families;  // raced to no winner, every candidate abandoned
+    for (const size_t fi : searches[si].order) {
       const Plan& plan = plans[si][fi];
+      const std::vector<std::string>& pruned = searches[si].pruned[fi];
       if (interrupted || outcome.context_lost) break;
       const double run_start = now();
       // Fair share: what is left of the budget, split over the races still to run.
@@ -180,7 +202,9 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
       if (!user_kernels) store.set_reference(run_id, result.cublas);
       const int done_before = done;
       engine::RaceEnv env{
-          backend, store, request,
+          backend,
+          store,
+          request,
           [&]() -> StopReason {
             if (interrupted) return StopReason::kInterrupted;
             if (budget > 0 && now() >= deadline) return StopReason::kBudget;
@@ -190,12 +214,12 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
             done = done_before + settled;
             progress(shape, plan.family, phase, done, best, best_ms);
           },
-          pruned[si][fi]};
+          pruned,
+          shape_best_ms};
       auto race = engine::run_race(env, plan,
                                    CacheKey::make(device, plan.family, build_id, shape),
                                    run_id, problem_work(plan.family, shape));
-      done = done_before +
-             engine::listed_candidates(plan, request.search, count_pruned(pruned[si][fi]));
+      done = done_before + engine::listed_candidates(plan, request.search, count_pruned(pruned));
       ++runs_done;
       outcome.context_lost |= race.context_lost;
       kr = std::move(race.result);
@@ -206,14 +230,32 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
                           : outcome.context_lost ? RunStatus::kFailed
                                                  : RunStatus::kComplete;
       store.finish_run(run_id, status);
-      if (kr.winner < 0 && status == RunStatus::kComplete)
+      // User families of one run may compute different things: only the GEMM families, which
+      // all compute the same product, share an incumbent.
+      if (!user_kernels && kr.winner >= 0) {
+        const Timing& t = kr.measurements[size_t(kr.winner)].timing;
+        if (is_final(t.stop) && (shape_best_ms == 0 || t.summary.median < shape_best_ms))
+          shape_best_ms = t.summary.median;
+      }
+      if (kr.winner < 0 && status == RunStatus::kComplete && kr.abandoned > 0)
+        abandoned_families += (abandoned_families.empty() ? "" : ", ") + plan.family;
+      else if (kr.winner < 0 && status == RunStatus::kComplete)
         spdlog::warn("{} at {}: no candidate passed; nothing is cached for this key", plan.family,
                      shape.str());
       progress(shape, plan.family, "done", done,
                kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].candidate.variant->label() : "",
                kr.winner >= 0 ? kr.measurements[size_t(kr.winner)].timing.summary.median : 0);
-      result.kernels.push_back(std::move(kr));
+      raced[fi] = std::move(kr);
     }
+    for (auto& kr : raced)
+      if (kr) result.kernels.push_back(std::move(*kr));
+    if (!abandoned_families.empty())
+      spdlog::info(
+          "{}: no winner for {}: their candidates were abandoned (fastest sample at least "
+          "{}x the shape's best so far); a lookup of such a key answers with its "
+          "fastest, stop reason 'abandoned' (--abandon-factor 0 or --strategy "
+          "exhaustive measures them fully)",
+          shape.str(), abandoned_families, request.search.abandon_factor);
     if (request.reference_after && !user_kernels && !interrupted && !outcome.context_lost) {
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas_after = sample_reference(backend, request, interrupted);

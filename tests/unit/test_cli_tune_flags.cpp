@@ -42,6 +42,7 @@ TEST(CliTuneFlags, BadProtocolAndSearchValuesNameTheFlag) {
   expect_usage("--prune roofline", "cost, none");
   expect_usage("--prune-factor 0.5", "--prune-factor = 0.5");
   expect_usage("--prune-keep -1", "--prune-keep = -1");
+  expect_usage("--abandon-factor 0.9", "--abandon-factor = 0.9");  // issue #18
 }
 
 TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
@@ -60,7 +61,8 @@ TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
                            "--finalists",      "--confirm-samples",
                            "--tie-level",      "--quiet",
                            "--no-isolation",   "--prune",
-                           "--prune-factor",   "--prune-keep"})
+                           "--prune-factor",   "--prune-keep",
+                           "--abandon-factor"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

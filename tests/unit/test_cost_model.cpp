@@ -253,6 +253,16 @@ TEST(CostModel, SuiteWinnersSurviveTheRealPlans) {
   EXPECT_GE(double(pruned) / candidates, 0.3);
 }
 
+// Every family's candidates of the default job at one shape, planned for the H100 profile.
+std::vector<std::vector<Candidate>> default_job_candidates(const JobConfig& job, Shape shape,
+                                                           OfflineOccupancy& oracle) {
+  std::vector<std::vector<Candidate>> families;
+  for (auto& name : job.kernels)
+    families.push_back(
+        plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+  return families;
+}
+
 // The default job (configs/default.toml: nine families, min_tile 4, three shapes) planned for the
 // H100 profile: what halving is left to measure. Every family keeps a candidate; at 4096^3 the
 // slow textbook tiles and the naive kernel are pruned down to their family's one.
@@ -260,10 +270,7 @@ TEST(CostModel, DefaultJobOnTheH100Profile) {
   const JobConfig job = load_job_config("");
   OfflineOccupancy oracle(h100());
   for (const Shape& shape : job.shapes) {
-    std::vector<std::vector<Candidate>> families;
-    for (auto& name : job.kernels)
-      families.push_back(
-          plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
+    const auto families = default_job_candidates(job, shape, oracle);
     const auto d = prune_by_cost(families, h100(), shape, Layout::kNN, PruneSettings{});
     int all = 0, kept = 0;
     std::string per_family;
@@ -297,6 +304,38 @@ TEST(CostModel, DefaultJobOnTheH100Profile) {
     }
     std::printf("default job at %s: %d of %d runnable candidates kept:%s\n", shape.str().c_str(),
                 kept, all, per_family.c_str());
+  }
+}
+
+// Issue #18: halving races the families of a shape best-estimated first, so the incumbent that
+// abandons hopeless candidates is a good one early. On the default job at 4096^3 the textbook
+// baselines and the naive kernel come after every register-tiled family.
+TEST(CostModel, FamiliesAreRacedBestEstimateFirst) {
+  std::vector<std::vector<PruneDecision>> d(4);
+  d[0] = {{4.0, 0, false, ""}, {1.0, 0, true, "x"}};  // the pruned 1.0 does not count
+  d[1] = {{2.0, 0, false, ""}};
+  d[2] = {{0, 0, false, ""}};  // no estimate: after those with one
+  d[3] = {{3.0, 0, false, ""}, {1.5, 0, false, ""}};
+  EXPECT_EQ(measure_order(d), (std::vector<size_t>{3, 1, 0, 2}));
+
+  const JobConfig job = load_job_config("");
+  OfflineOccupancy oracle(h100());
+  for (const Shape& shape : job.shapes) {
+    const auto families = default_job_candidates(job, shape, oracle);
+    const auto order =
+        measure_order(prune_by_cost(families, h100(), shape, Layout::kNN, PruneSettings{}));
+    std::string names;
+    for (size_t f : order) names += " " + job.kernels[f];
+    std::printf("default job at %s raced as:%s\n", shape.str().c_str(), names.c_str());
+    if (shape.m != 4096) continue;
+    auto position = [&](const std::string& family) {
+      for (size_t i = 0; i < order.size(); ++i)
+        if (job.kernels[order[i]] == family) return i;
+      return order.size();
+    };
+    for (const char* late : {"tiled_dynamic", "tiled_static", "naive"})
+      for (const char* early : {"regblocked", "pipelined"})
+        EXPECT_LT(position(early), position(late)) << early << " before " << late;
   }
 }
 
@@ -415,6 +454,15 @@ TEST(CostModel, SearchPruneSettingsParseAndValidate) {
   expect_config_error("prune = \"roofline\"", "cost, none");
   expect_config_error("prune_factor = 0.5", "'search.prune_factor' = 0.5");
   expect_config_error("prune_keep = -1", "prune_keep");
+  // Issue #18: the abandon factor: 1.5 by default, 0 turns it off, a factor must exceed 1.
+  EXPECT_DOUBLE_EQ(defaults.search.abandon_factor, 1.5);
+  EXPECT_TRUE(defaults.search.abandons());
+  EXPECT_FALSE(parse_job_config("version = 1\n[search]\nabandon_factor = 0\n", "job.toml")
+                   .search.abandons());
+  EXPECT_FALSE(parse_job_config("version = 1\n[search]\nstrategy = \"exhaustive\"\n", "job.toml")
+                   .search.abandons());
+  expect_config_error("abandon_factor = 1.0", "'search.abandon_factor' = 1");
+  expect_config_error("abandon_factor = -2", "abandon_factor");
 }
 
 }  // namespace

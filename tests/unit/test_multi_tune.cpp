@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -257,7 +258,12 @@ TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
   for (auto& r : results) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_EQ(r.outcome.shapes.size(), 1u);
-    EXPECT_GE(r.outcome.shapes[0].kernels.at(1).winner, 0);  // the run went on after the faults
+    // The run went on after the faults: naive was measured (its winner, or its candidates
+    // abandoned far behind planted_faults' best, issue #18).
+    const KernelResult& naive = r.outcome.shapes[0].kernels.at(1);
+    EXPECT_GT(std::count_if(naive.measurements.begin(), naive.measurements.end(),
+                            [](const Measurement& m) { return m.timing.summary.count > 0; }),
+              0);
   }
   // Each GPU's crashes and hang (faults 4, 5, 6) replaced that GPU's worker, three times each.
   for (auto& gpu : gpus)

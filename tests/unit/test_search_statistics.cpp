@@ -1,6 +1,6 @@
 // The statistics behind tuning decisions, on synthetic samples with known answers: the
 // stopping rule, batch sizing, the throttle test, ties and the tie-break rule, the halving
-// schedule and cut, and the occupancy order.
+// schedule and cut, the occupancy order, and the abandon rule (issue #18).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -307,6 +307,88 @@ TEST(Strategies, HalvingSpendsFarFewerSamplesAndKeepsTheBest) {
   EXPECT_EQ(finished, 3);
   EXPECT_GT(dropped, 0);  // medians up to 3.45: everything beyond 2.0 goes after the screen
   EXPECT_EQ(strategy->phase(), "final");
+}
+
+// Issue #18: the abandon rule. A contender whose fastest sample is at least factor x the
+// incumbent's median leaves after kAbandonMinSamples; one within the factor stays, and so does
+// one with fewer samples, however slow.
+TEST(Abandon, BeyondTheFactorAfterTheMinimumSamplesOnly) {
+  std::vector<Contender> race;
+  race.push_back(contender(0, 3.0, 0.001, kAbandonMinSamples));      // 3.0x the incumbent
+  race.push_back(contender(1, 1.45, 0.001, kAbandonMinSamples));     // within 1.5x
+  race.push_back(contender(2, 9.0, 0.001, kAbandonMinSamples - 1));  // too few samples yet
+  race.push_back(contender(3, 1.6, 0.001, 10));
+  race[3].samples_ms.push_back(1.2);  // one fast sample: the minimum is within the factor
+  const int left = abandon_hopeless(race, 1.0, 1.5, 2);
+  EXPECT_EQ(left, 1);
+  EXPECT_EQ(race[0].state, RaceState::kAbandoned);
+  EXPECT_EQ(race[0].stop, StopReason::kAbandoned);
+  EXPECT_EQ(race[0].round, 2);
+  EXPECT_NEAR(race[0].behind, 3.0 * (1 - 0.001), 1e-9);  // its fastest sample / the incumbent
+  EXPECT_TRUE(race[0].retired());
+  for (int i : {1, 2, 3}) EXPECT_EQ(race[size_t(i)].state, RaceState::kActive) << i;
+  // Exactly at the factor is abandoned; no incumbent or a factor of 0 (off) abandons nothing.
+  std::vector<Contender> edge = {contender(0, 1.5, 0.0)};
+  EXPECT_EQ(abandon_hopeless(edge, 0.0, 1.5, 0), 0);
+  EXPECT_EQ(abandon_hopeless(edge, 1.0, 0.0, 0), 0);
+  EXPECT_EQ(abandon_hopeless(edge, 1.0, 1.5, 0), 1);
+  EXPECT_EQ(to_string(StopReason::kAbandoned), "abandoned");
+}
+
+// The incumbent: the shape's best so far, or a faster median of this race measured to the
+// stopping rule; never an active or dropped contender's few samples.
+TEST(Abandon, IncumbentIsTheBestMedianMeasuredToTheStoppingRule) {
+  std::vector<Contender> race = {contender(0, 0.5), contender(1, 0.8), contender(2, 0.9),
+                                 contender(3, 0.7)};
+  race[1].state = RaceState::kFinished;
+  race[1].stop = StopReason::kConverged;
+  race[2].state = RaceState::kFinished;
+  race[2].stop = StopReason::kTimeout;
+  race[3].state = RaceState::kDropped;  // and race[0] is active
+  EXPECT_DOUBLE_EQ(race_incumbent_ms(race, 0), 0.8);
+  EXPECT_DOUBLE_EQ(race_incumbent_ms(race, 1.2), 0.8);
+  EXPECT_DOUBLE_EQ(race_incumbent_ms(race, 0.6), 0.6);
+  EXPECT_DOUBLE_EQ(race_incumbent_ms({contender(0, 0.5)}, 0), 0.0);
+}
+
+// Halving with an incumbent from an earlier family: the hopeless leave after the screen, the
+// finalists are the rest, and an abandoned contender is never finished (so never a winner).
+// Exhaustive with the same incumbent and factor measures everyone to the stopping rule.
+TEST(Abandon, HalvingAbandonsAfterTheScreenAndExhaustiveNever) {
+  TimingPolicy p;
+  p.samples = 20;
+  p.min_time_s = 0;
+  SearchSettings s;  // halving, screen 3, abandon_factor 1.5
+  ASSERT_EQ(s.screen_samples, kAbandonMinSamples);
+  const std::vector<double> truth = {1.1, 1.2, 1.3, 1.6, 1.8, 1.9, 5.0};
+  auto halving = make_strategy(s, p, /*shape_best_ms=*/1.0);
+  auto race = fresh_race(int(truth.size()));
+  drive(*halving, race, truth);
+  for (size_t i = 0; i < truth.size(); ++i) {
+    const bool hopeless = truth[i] >= 1.5;
+    EXPECT_EQ(race[i].state, hopeless ? RaceState::kAbandoned : RaceState::kFinished) << i;
+    if (hopeless) {
+      EXPECT_EQ(race[i].samples_ms.size(), size_t(kAbandonMinSamples)) << i;
+      EXPECT_EQ(race[i].round, 0) << i;
+    }
+  }
+  // Without an incumbent (the first family of a shape) nothing is abandoned at the screen: the
+  // 5.0 is dropped by halving (beyond 2x the best), the rest race on.
+  auto first = make_strategy(s, p, 0);
+  auto race0 = fresh_race(int(truth.size()));
+  drive(*first, race0, truth);
+  EXPECT_EQ(race0[6].state, RaceState::kDropped);
+  for (size_t i = 0; i < 6; ++i) EXPECT_NE(race0[i].state, RaceState::kAbandoned) << i;
+
+  s.strategy = "exhaustive";
+  EXPECT_FALSE(s.abandons());
+  auto exhaustive = make_strategy(s, p, 1.0);
+  auto all = fresh_race(int(truth.size()));
+  drive(*exhaustive, all, truth);
+  for (auto& c : all) {
+    EXPECT_EQ(c.state, RaceState::kFinished);
+    EXPECT_EQ(c.samples_ms.size(), 20u);
+  }
 }
 
 }  // namespace

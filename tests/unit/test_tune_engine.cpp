@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -60,9 +61,10 @@ class FakeBackend : public MeasurementBackend {
     Plan p;
     p.family = family.name;
     p.oracle = "fake";
+    const std::vector<kernels::VariantInfo>& variants = variants_of(family.name);
     for (size_t i = 0; i < truth_.size(); ++i) {
       Candidate c;
-      c.variant = &variants_[i];
+      c.variant = &variants[i];
       c.origin = i == textbook ? "occupancy-api" : "registered";
       c.step = i == textbook ? 1 : 0;
       c.threads = 64 << (i % 5);
@@ -106,7 +108,7 @@ class FakeBackend : public MeasurementBackend {
     std::lognormal_distribution<double> noise(0.0, sigma_);
     std::uniform_real_distribution<double> u(0, 1);
     for (int k = 0; k < count; ++k) {
-      double ms = truth_[size_t(i)] * noise(random_);
+      double ms = truth_[size_t(i)] * scale_of(c) * noise(random_);
       if (u(random_) < outliers_) ms *= 1.3;
       b.samples_ms.push_back(ms);
       now += ms / 1000.0 + 0.00005;
@@ -144,9 +146,27 @@ class FakeBackend : public MeasurementBackend {
   size_t textbook = 0;
   double reference_before_ms = 0.5;
   int reference_batches_after = 0;
+  // A family named here gets its own variants, each `truth x scale` ms (issue #18's test of
+  // families far behind the shape's best); every other family shares the first set.
+  std::map<std::string, double> family_scale;
 
  private:
-  int index_of(const Candidate& c) const { return int(c.variant - variants_.data()); }
+  const std::vector<kernels::VariantInfo>& variants_of(const std::string& family) {
+    if (!family_scale.count(family)) return variants_;
+    auto [it, fresh] = scaled_.try_emplace(family, variants_);
+    if (fresh)
+      for (auto& v : it->second) v.family = family;
+    return it->second;
+  }
+  double scale_of(const Candidate& c) const {
+    auto it = family_scale.find(c.variant->family);
+    return it == family_scale.end() ? 1.0 : it->second;
+  }
+  int index_of(const Candidate& c) const {
+    const auto it = scaled_.find(c.variant->family);
+    return int(c.variant - (it == scaled_.end() ? variants_ : it->second).data());
+  }
+  std::map<std::string, std::vector<kernels::VariantInfo>> scaled_;
   std::vector<double> truth_;
   double sigma_, outliers_;
   std::mt19937 random_;
@@ -539,6 +559,61 @@ TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
   auto h2 = request_for(halving_again, "halving");
   h2.policy = request.policy;
   EXPECT_EQ(tune(halving_again, store, h2).kernel().reused, 6);
+}
+
+// Issue #18: a family whose candidates are all far behind the shape's best so far is abandoned
+// after the screen: every candidate checked, sampled kAbandonMinSamples times, stored as
+// abandoned with its few samples, and none is the winner; a family within the factor races on.
+// Exhaustive measures the same families fully.
+TEST(TuneEngine, HalvingAbandonsFamiliesFarBehindTheShapesBest) {
+  const std::vector<double> truth = {1.0, 1.2, 1.6, 1.7};
+  auto run_with = [&](const std::string& strategy, testing::MemorySink& store, unsigned seed) {
+    FakeBackend backend(truth, 0.003, seed);
+    backend.family_scale["tiled_static"] = 2.0;  // 2.0 ms and slower: all beyond 1.5x
+    auto request = request_for(backend, strategy);
+    request.kernels = {"tiled_dynamic", "tiled_static"};
+    auto run = tune(backend, store, request);
+    return std::make_pair(std::move(run.outcome), backend.checks.size());
+  };
+  testing::MemorySink store;
+  auto [outcome, checks] = run_with("halving", store, 31);
+  const auto& kernels = outcome.shapes.at(0).kernels;
+  ASSERT_EQ(kernels.size(), 2u);
+  const KernelResult& fast = kernels[0];
+  const KernelResult& slow = kernels[1];
+  EXPECT_EQ(fast.kernel, "tiled_dynamic");
+  ASSERT_GE(fast.winner, 0);
+  EXPECT_EQ(fast.measurements[size_t(fast.winner)].candidate.variant->symbol, "Fake<0>");
+  EXPECT_EQ(slow.kernel, "tiled_static");
+  EXPECT_EQ(slow.winner, -1);  // an abandoned candidate never wins
+  EXPECT_EQ(slow.abandoned, 4);
+  EXPECT_EQ(checks, 8u);  // everyone's correctness is still checked
+  for (const Measurement& m : slow.measurements) {
+    EXPECT_EQ(m.timing.stop, StopReason::kAbandoned);
+    EXPECT_EQ(m.timing.summary.count, size_t(kAbandonMinSamples));
+    EXPECT_GE(m.behind, 1.5);
+    EXPECT_FALSE(m.winner);
+  }
+  // The store keeps what was measured and that it was abandoned; nothing is its winner.
+  const auto& rows = store.run(slow.run_id).measurements;
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.stop_reason, "abandoned");
+    EXPECT_EQ(row.samples_ms.size(), size_t(kAbandonMinSamples));
+    EXPECT_FALSE(row.winner);
+  }
+  EXPECT_FALSE(store.winner(slow.run_id).has_value());
+  // Within its own family nothing is abandoned until a contender has finished.
+  EXPECT_EQ(fast.abandoned, 0);
+
+  testing::MemorySink full;
+  auto [exhaustive, all_checks] = run_with("exhaustive", full, 32);
+  for (const KernelResult& k : exhaustive.shapes.at(0).kernels) {
+    EXPECT_EQ(k.abandoned, 0) << k.kernel;
+    EXPECT_GE(k.winner, 0) << k.kernel;
+    for (const Measurement& m : k.measurements) EXPECT_TRUE(is_final(m.timing.stop)) << k.kernel;
+  }
+  EXPECT_EQ(all_checks, 8u);
 }
 
 TEST(TuneEngine, ProgressCountsToTheTotal) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -262,8 +263,12 @@ TEST(WorkerIsolation, ATuningRunWithPlantedFaultsCompletesAndStoresEveryOne) {
   ASSERT_GE(faults.winner, 0);
   EXPECT_EQ(faults.measurements[std::size_t(faults.winner)].candidate.variant->symbol,
             "PlantedFault<0>");
-  // The second family ran after every fault: the run went on.
-  EXPECT_GE(outcome.shapes[0].kernels[1].winner, 0);
+  // The second family ran after every fault: the run went on (naive measured: its winner, or
+  // its candidates abandoned far behind planted_faults' best, issue #18).
+  const KernelResult& naive = outcome.shapes[0].kernels[1];
+  EXPECT_GT(std::count_if(naive.measurements.begin(), naive.measurements.end(),
+                          [](const Measurement& m) { return m.timing.summary.count > 0; }),
+            0);
 
   std::map<std::string, std::string> stored;
   for (auto& run : store.runs())
