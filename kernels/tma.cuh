@@ -351,10 +351,11 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
 }
 
 // A consumer thread's tile: accumulator row i to C row m0 + am + (i / 4) * kLanesM * 4 + i % 4,
-// columns in float4 groups n0 + bn + j * kLanesN * 4. Rows past M and groups past N are not
-// stored (N % 4 == 0: a group is wholly in or out). C = alpha * acc + beta * C, C read only when
-// beta != 0 (scale_output, kernels/gemm_entry.cuh); ldc % 4 == 0 and a 16-byte aligned C make
-// every group one float4 (kernels/applicability.hpp).
+// columns in float4 groups n0 + bn + j * kLanesN * 4. Rows past M are not stored; a group
+// wholly inside N is one float4 (ldc % 4 == 0 and a 16-byte aligned C, kernels/applicability.hpp),
+// one crossing N (N % 4 != 0 with a padded ldc) is stored element by element up to N, never into
+// C's padding. C = alpha * acc + beta * C, C read only when beta != 0 (as scale_output,
+// kernels/gemm_entry.cuh).
 template <class C>
 __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], const GemmArgs& p,
                                            int m0, int n0, int am, int bn) {
@@ -367,15 +368,22 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
     for (int j = 0; j < C::TN / 4; ++j) {
       const int col = n0 + bn + j * C::kLanesN * 4;
       if (col >= p.n) continue;
-      float4* out = reinterpret_cast<float4*>(crow + col);
-      float4 v = make_float4(p.alpha * acc[i][4 * j], p.alpha * acc[i][4 * j + 1],
-                             p.alpha * acc[i][4 * j + 2], p.alpha * acc[i][4 * j + 3]);
-      if (p.beta != 0.0f) {
-        const float4 old = *out;
-        v = make_float4(fmaf(p.beta, old.x, v.x), fmaf(p.beta, old.y, v.y),
-                        fmaf(p.beta, old.z, v.z), fmaf(p.beta, old.w, v.w));
+      if (col + 4 <= p.n) {
+        float4* out = reinterpret_cast<float4*>(crow + col);
+        float4 v = make_float4(p.alpha * acc[i][4 * j], p.alpha * acc[i][4 * j + 1],
+                               p.alpha * acc[i][4 * j + 2], p.alpha * acc[i][4 * j + 3]);
+        if (p.beta != 0.0f) {
+          const float4 old = *out;
+          v = make_float4(fmaf(p.beta, old.x, v.x), fmaf(p.beta, old.y, v.y),
+                          fmaf(p.beta, old.z, v.z), fmaf(p.beta, old.w, v.w));
+        }
+        *out = v;
+      } else {
+#pragma unroll
+        for (int e = 0; e < 3; ++e)  // constant indices: acc stays in registers
+          if (col + e < p.n)
+            crow[col + e] = scale_output(acc[i][4 * j + e], crow + col + e, p.alpha, p.beta);
       }
-      *out = v;
     }
   }
 }
@@ -384,7 +392,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
 
 // C (M x N, ldc) = alpha * A (M x K, map_a) * B (K x N, map_b) + beta * C. Edges in M, N and K
 // come zero-filled from TMA, so the main loop has no edge code; stores are clipped. Needs
-// lda, ldb, ldc multiples of 4 and 16-byte aligned operands (kernels/tma.cu refuses the rest).
+// lda, ldb, ldc multiples of 4 and 16-byte aligned operands (kernels/tma.cu refuses the rest);
+// M, N and K are any.
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     tma_entry(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
