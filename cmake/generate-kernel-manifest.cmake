@@ -1,9 +1,15 @@
-# Script mode: reads every <object>.ptxas under OBJECT_DIR, demangles the gemm_entry<Variant>
+# Script mode: reads every <object>.ptxas under OBJECT_DIRS ("|"-separated: the kernel library's
 cmake_policy(SET CMP0007 NEW)
 set(old "")
-# kernels with c++filt and writes OUTPUT (C++). The build id hashes the kernel sources, the
-# architectures, flags and compiler, and the resource report itself (so codegen changes count).
-file(GLOB_RECURSE reports "${OBJECT_DIR}/*.ptxas")
+# object directories), demangles the gemm_entry<Variant> and tma_entry<Variant> kernels with
+# c++filt and writes OUTPUT (C++). The build id hashes the kernel sources, the architectures,
+# flags and compiler, and the resource report itself (so codegen changes count).
+string(REPLACE "|" ";" object_dirs "${OBJECT_DIRS}")
+set(reports "")
+foreach(dir IN LISTS object_dirs)
+  file(GLOB_RECURSE dir_reports "${dir}/*.ptxas")
+  list(APPEND reports ${dir_reports})
+endforeach()
 list(SORT reports)
 set(report_text "")
 foreach(report IN LISTS reports)
@@ -44,11 +50,12 @@ if(mangled_names)
     list(GET fields 0 mangled)
     list(FIND mangled_names "${mangled}" index)
     list(GET demangled ${index} pretty)
-    # "void occtune::kernels::gemm_entry<occtune::kernels::TiledDynamic<16> >(...)"
-    if(NOT pretty MATCHES "gemm_entry<(.*)>\\(")
+    # "void occtune::kernels::gemm_entry<occtune::kernels::TiledDynamic<16> >(...)"; the TMA
+    # family's own entry (kernels/tma.cuh) takes tensor maps: "tma_entry<...TmaGemm<...> >(...)".
+    if(NOT pretty MATCHES "(gemm_entry|tma_entry)<(.*)>\\(")
       continue()
     endif()
-    set(symbol "${CMAKE_MATCH_1}")
+    set(symbol "${CMAKE_MATCH_2}")
     string(REPLACE "occtune::kernels::" "" symbol "${symbol}")
     string(REPLACE " " "" symbol "${symbol}")
     list(GET fields 1 arch)

@@ -26,6 +26,10 @@ struct GemmConfig {
   std::size_t dynamic_smem = 0;
   WorkspaceBytes workspace_bytes = nullptr;
   LaunchFn launch = nullptr;
+  // Where it can run (VariantInfo's fields of the same names; kernels/applicability.hpp).
+  int required_compute_capability = 0;
+  int operand_alignment = 1;
+  std::string requirement;
 };
 
 // A family ready for the registry: `family.configs` and `gemm` are parallel.
@@ -70,6 +74,8 @@ BuiltinFamily pipelined_builtin();
 BuiltinFamily splitk_builtin();
 BuiltinFamily skinny_builtin();
 BuiltinFamily streamk_builtin();
+// Hopper only (kernels/tma.cu, compiled for sm_90a alone): nn configurations.
+BuiltinFamily tma_builtin();
 // Wraps variants of the families above, found among `registered` by symbol (a missing one is a
 // std::logic_error naming it).
 BuiltinFamily repacked_builtin(const std::vector<Entry>& registered);

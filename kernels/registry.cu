@@ -42,6 +42,9 @@ void add_variants(Registry& r, const Expanded& f, std::optional<Layout> only = {
     e.info.tile_n = g.tile_n;
     e.info.grid_z = g.grid_z;
     e.info.workspace_bytes = g.workspace_bytes;
+    e.info.required_compute_capability = g.required_compute_capability;
+    e.info.operand_alignment = g.operand_alignment;
+    e.info.requirement = g.requirement;
     e.function = g.config.function;
     e.launch = g.launch;
     r.entries.push_back(std::move(e));
@@ -85,6 +88,8 @@ void register_all(Registry& r, std::vector<KernelFamily>& api) {
   add_family(r, api, splitk_builtin());
   add_family(r, api, skinny_builtin());
   add_family(r, api, streamk_builtin());
+  // Hopper's TMA pipeline (issue #18): sm_90 only, nn only, K and N multiples of 4.
+  add_family(r, api, tma_builtin());
   // Misaligned operands copied aligned (issue #18), wrapping variants registered above.
   add_family(r, api, repacked_builtin(r.entries));
   // Test only: registered when OCCTUNE_TEST_KERNELS=1.

@@ -32,6 +32,14 @@ struct VariantInfo {
   std::size_t (*workspace_bytes)(int m, int n, int k) = nullptr;
   // The operand layout the variant computes (autotuner/core/layout.hpp); a variant has one.
   Layout layout = Layout::kNN;
+  // Where the variant can run at all (issue #18; the rule: kernels/applicability.hpp). 0: on
+  // every compiled architecture; else the one compute capability it has code for (90: code
+  // built for sm_90a runs on compute capability 9.0 only, not on later ones).
+  int required_compute_capability = 0;
+  // Leading dimensions (elements) must be multiples of this and A, B, C addresses aligned to
+  // this many floats; 1: any.
+  int operand_alignment = 1;
+  std::string requirement;  // what needs the rules above, for their messages: "TMA"
 
   int threads() const { return block_x * block_y; }
   std::size_t workspace(int m, int n, int k) const {

@@ -26,6 +26,7 @@
 #include "db/lookup.hpp"
 #include "db/store.hpp"
 #include "db/store_path.hpp"
+#include "kernels/applicability.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/registry.hpp"
 #include "occtune/cache.hpp"
@@ -34,11 +35,15 @@ namespace occtune {
 
 namespace {
 
-// What a resolved shape launches.
+// What a resolved shape launches: `variant`, or `fallback` where the call's operands are ones
+// the variant cannot address (kernels/applicability.hpp: the TMA family's 16-byte rule; the
+// cache is keyed by the shape, not by the caller's pointers and leading dimensions).
 struct Resolved {
   const kernels::VariantInfo* variant = nullptr;
   std::size_t workspace_bytes = 0;
   std::string how;  // for sgemm_prepare and error messages
+  const kernels::VariantInfo* fallback = nullptr;  // set when variant has operand rules
+  std::size_t fallback_workspace_bytes = 0;
 };
 
 struct ShapeKey {
@@ -113,6 +118,18 @@ std::optional<Answer> cached_answer(const DeviceInfo& device, const RowMajorGemm
   return cache->find(p, device.uuid);
 }
 
+// The textbook occupancy answer on the live device's properties: runs on any operands.
+const kernels::VariantInfo* heuristic_variant(const DeviceState& state, const RowMajorGemm& g) {
+  return db::occupancy_heuristic(state.info, db::kTextbookFamily, Shape{g.m, g.n, g.k}, g.layout)
+      .candidate.variant;
+}
+
+void prepare(const kernels::VariantInfo& v) {
+  // Opt in to large dynamic shared memory here, once, rather than on the cached path.
+  if (const cudaError_t err = kernels::prepare_variant(v); err != cudaSuccess)
+    cuda_failure(fmt::format("preparing {}", v.symbol).c_str(), err);
+}
+
 Resolved resolve(DeviceState& state, const RowMajorGemm& g) {
   std::optional<Answer> answer = cached_answer(state.info, g);
   const bool measured_here =
@@ -122,18 +139,23 @@ Resolved resolve(DeviceState& state, const RowMajorGemm& g) {
     answer = cached_answer(state.info, g);
   }
   Resolved r;
+  std::string unusable;  // why the store's answer cannot run on this device
   if (answer) {
     r.variant = variant_named(answer->config.variant);
     r.how = fmt::format("{} {} ({}), answered by {}", answer->config.family, answer->config.variant,
                         layout_name(g.layout), to_string(answer->answered_by));
+    if (r.variant)
+      unusable = kernels::arch_violation(*r.variant, state.info.compute_capability());
+    if (!unusable.empty()) r.variant = nullptr;
   }
   if (!r.variant) {
-    // Nothing in a store: the textbook occupancy answer on the live device's properties.
-    const db::HeuristicAnswer h =
-        db::occupancy_heuristic(state.info, db::kTextbookFamily, Shape{g.m, g.n, g.k}, g.layout);
-    r.variant = h.candidate.variant;
-    r.how = fmt::format("{} {} ({}), the occupancy heuristic (no store entry)", r.variant->family,
-                        r.variant->symbol, layout_name(g.layout));
+    // Nothing in a store (or nothing this device runs): the textbook occupancy answer.
+    r.variant = heuristic_variant(state, g);
+    r.how = fmt::format("{} {} ({}), the occupancy heuristic ({})", r.variant->family,
+                        r.variant->symbol, layout_name(g.layout),
+                        unusable.empty() ? "no store entry"
+                                         : fmt::format("the store's {}: {}",
+                                                       answer->config.variant, unusable));
   }
   if (r.variant->layout != g.layout)
     fail(ExitCode::kRuntime,
@@ -141,9 +163,12 @@ Resolved resolve(DeviceState& state, const RowMajorGemm& g) {
                      "{}, not {}; the store is inconsistent",
                      r.variant->symbol, layout_name(r.variant->layout), layout_name(g.layout)));
   r.workspace_bytes = r.variant->workspace(int(g.m), int(g.n), int(g.k));
-  // Opt in to large dynamic shared memory here, once, rather than on the cached path.
-  if (const cudaError_t err = kernels::prepare_variant(*r.variant); err != cudaSuccess)
-    cuda_failure(fmt::format("preparing {}", r.variant->symbol).c_str(), err);
+  prepare(*r.variant);
+  if (r.variant->operand_alignment > 1) {
+    r.fallback = heuristic_variant(state, g);
+    r.fallback_workspace_bytes = r.fallback->workspace(int(g.m), int(g.n), int(g.k));
+    prepare(*r.fallback);
+  }
   return r;
 }
 
@@ -234,17 +259,28 @@ void sgemm(Major major, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::i
   args.ldc = int(g.ldc);
   args.alpha = alpha;
   args.beta = beta;
+  // The winner where the rule lets it address these operands (kernels/applicability.hpp), else
+  // the fallback resolved with it; without operand rules the check is one comparison.
+  const bool fits =
+      r.variant->operand_alignment <= 1 ||
+      kernels::operand_violation(*r.variant, {g.lda, g.ldb, g.ldc,
+                                              reinterpret_cast<std::uintptr_t>(args.a),
+                                              reinterpret_cast<std::uintptr_t>(args.b),
+                                              reinterpret_cast<std::uintptr_t>(args.c)})
+          .empty();
+  const kernels::VariantInfo& variant = fits ? *r.variant : *r.fallback;
+  const std::size_t workspace_bytes = fits ? r.workspace_bytes : r.fallback_workspace_bytes;
   void* workspace = nullptr;
-  if (r.workspace_bytes > 0) {
-    if (const cudaError_t err = cudaMallocAsync(&workspace, r.workspace_bytes, stream);
+  if (workspace_bytes > 0) {
+    if (const cudaError_t err = cudaMallocAsync(&workspace, workspace_bytes, stream);
         err != cudaSuccess)
       cuda_failure("cudaMallocAsync of the split-K workspace", err);
     args.workspace = static_cast<float*>(workspace);
-    args.workspace_bytes = r.workspace_bytes;
+    args.workspace_bytes = workspace_bytes;
   }
-  const cudaError_t err = kernels::launch_prepared(*r.variant, args, stream);
+  const cudaError_t err = kernels::launch_prepared(variant, args, stream);
   if (workspace != nullptr) cudaFreeAsync(workspace, stream);
-  if (err != cudaSuccess) cuda_failure(fmt::format("launching {}", r.variant->symbol).c_str(), err);
+  if (err != cudaSuccess) cuda_failure(fmt::format("launching {}", variant.symbol).c_str(), err);
 }
 
 }  // namespace occtune

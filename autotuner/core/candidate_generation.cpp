@@ -5,6 +5,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "autotuner/core/user_plan.hpp"
+#include "kernels/applicability.hpp"
 
 namespace occtune {
 
@@ -22,15 +23,11 @@ int integer_sqrt(int n) {
   return r;
 }
 
-Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device, Shape shape,
-                   OccupancyOracle& oracle) {
-  return annotate(variant, device, (shape.n + variant.tile_n - 1) / variant.tile_n,
-                  (shape.m + variant.tile_m - 1) / variant.tile_m, variant.grid_z, oracle);
-}
+namespace {
 
-Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device,
-                   std::int64_t grid_x, std::int64_t grid_y, std::int64_t grid_z,
-                   OccupancyOracle& oracle) {
+// What a candidate is before the device is asked anything.
+Candidate unannotated(const kernels::VariantInfo& variant, std::int64_t grid_x,
+                      std::int64_t grid_y, std::int64_t grid_z) {
   Candidate c;
   c.variant = &variant;
   c.origin = "registered";
@@ -40,6 +37,34 @@ Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device
   c.grid_x = grid_x;
   c.grid_y = grid_y;
   c.grid_z = grid_z;
+  return c;
+}
+
+}  // namespace
+
+Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device, Shape shape,
+                   OccupancyOracle& oracle) {
+  const std::int64_t grid_x = (shape.n + variant.tile_n - 1) / variant.tile_n;
+  const std::int64_t grid_y = (shape.m + variant.tile_m - 1) / variant.tile_m;
+  // Where a variant cannot run at all (kernels/applicability.hpp: the TMA family off sm_90, or
+  // on operands TMA cannot address), it is rejected with the rule's reason before any launch.
+  // The occupancy API is not asked about a kernel with no code for the device.
+  if (std::string why = kernels::arch_violation(variant, device.compute_capability());
+      !why.empty()) {
+    Candidate c = unannotated(variant, grid_x, grid_y, variant.grid_z);
+    c.rejection = std::move(why);
+    return c;
+  }
+  Candidate c = annotate(variant, device, grid_x, grid_y, variant.grid_z, oracle);
+  if (std::string why = kernels::shape_violation(variant, shape.m, shape.n, shape.k); !why.empty())
+    c.rejection = std::move(why);
+  return c;
+}
+
+Candidate annotate(const kernels::VariantInfo& variant, const DeviceInfo& device,
+                   std::int64_t grid_x, std::int64_t grid_y, std::int64_t grid_z,
+                   OccupancyOracle& oracle) {
+  Candidate c = unannotated(variant, grid_x, grid_y, grid_z);
 
   if (c.threads > device.max_threads_per_block) {
     c.rejection = fmt::format("{} threads per block exceed the device's {}", c.threads,

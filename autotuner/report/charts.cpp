@@ -92,6 +92,7 @@ FamilyStyle family_style(const std::string& family) {
       {"skinny", {"#000000", Marker::kCross}},          // black, the palette's eighth colour
       {"streamk", {"#882255", Marker::kPentagon}},      // wine, past the eight-colour palette
       {"repacked", {"#44AA99", Marker::kTriangleRight}},  // teal (Tol's muted palette)
+      {"tma", {"#332288", Marker::kTriangleLeft}},  // indigo (Tol's muted palette)
   };
   if (auto it = fixed.find(family); it != fixed.end()) return it->second;
   // Other families (a user's own): grey shades and the remaining shape, told apart by name.

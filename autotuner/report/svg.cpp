@@ -181,6 +181,10 @@ void Svg::marker(Marker shape, double x, double y, double size, const Style& sty
       body_ += fmt::format("<polygon points=\"{}\"{}>{}</polygon>",
                            polygon_points(x - r * 0.15, y, r * 1.15, 3, 0), a, tip);
       return;
+    case Marker::kTriangleLeft:
+      body_ += fmt::format("<polygon points=\"{}\"{}>{}</polygon>",
+                           polygon_points(x + r * 0.15, y, r * 1.15, 3, 180), a, tip);
+      return;
     case Marker::kPlus:
     case Marker::kCross: {
       // A plus; the cross is the same outline turned by 45 degrees.

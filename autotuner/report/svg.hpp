@@ -34,7 +34,7 @@ struct LogScale {
 // "0.25", "12", "1e-05": tick labels without trailing zeros.
 std::string tick_label(double value);
 
-enum class Marker { kCircle, kSquare, kTriangleUp, kDiamond, kTriangleDown, kHexagon, kStar, kCross, kPentagon, kTriangleRight, kPlus };
+enum class Marker { kCircle, kSquare, kTriangleUp, kDiamond, kTriangleDown, kHexagon, kStar, kCross, kPentagon, kTriangleRight, kTriangleLeft, kPlus };
 
 struct Style {
   std::string fill = "none";

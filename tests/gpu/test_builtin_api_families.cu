@@ -14,6 +14,7 @@
 #include "autotuner/core/layout.hpp"
 #include "kernels/builtin_families.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/applicable.hpp"
 #include "tests/support/gpu_guard.hpp"
 
 namespace occtune {
@@ -30,8 +31,17 @@ double relative_frobenius(const std::vector<float>& out, const std::vector<float
   return std::isnan(diff) ? INFINITY : std::sqrt(diff / norm);
 }
 
+// The registry's variant of a configuration: where the applicability rule's data lives.
+const kernels::VariantInfo* variant_of(const KernelFamily& f, const KernelConfig& config) {
+  for (const kernels::VariantInfo& v : kernels::variants())
+    if (v.family == f.name && v.symbol == config.symbol) return &v;
+  return nullptr;
+}
+
 void check_family(const KernelFamily& f) {
-  const std::int64_t shapes[][3] = {{17, 33, 65}, {129, 65, 1000}, {1, 1, 1}};
+  // The aligned shapes (K and N multiples of 4) are the ones the TMA family runs on.
+  const std::int64_t shapes[][3] = {
+      {17, 33, 65}, {129, 65, 1000}, {1, 1, 1}, {129, 68, 1000}, {256, 512, 384}};
   for (const auto& s : shapes)
     for (const std::string mode : {"nn", "nt", "tn", "tt"}) {
       Dims problem;
@@ -78,6 +88,14 @@ void check_family(const KernelFamily& f) {
           << f.name << " reference vs cuBLAS, " << mode;
       for (const KernelConfig& config : f.configs) {
         if (config.mode != mode) continue;
+        const kernels::VariantInfo* variant = variant_of(f, config);
+        ASSERT_NE(variant, nullptr) << config.symbol;
+        // Skipped exactly where planning rejects it (kernels/applicability.hpp).
+        if (!test_support::runs_here(*variant, {lda, ldb, n,
+                                                reinterpret_cast<std::uintptr_t>(device[0]),
+                                                reinterpret_cast<std::uintptr_t>(device[1]),
+                                                reinterpret_cast<std::uintptr_t>(device[2])}))
+          continue;
         CHECK_CUDA(cudaMemset(device[2], 0xff, c_count * sizeof(float)));  // NaN
         LaunchArgs a;
         a.problem = &problem;

@@ -15,10 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "autotuner/cuda/device_probe.hpp"
 #include "db/store.hpp"
+#include "kernels/registry.hpp"
 #include "occtune/cache.hpp"
 #include "occtune/sgemm.hpp"
 #include "tests/support/gpu_guard.hpp"
+#include "tests/support/seed_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace occtune {
@@ -236,6 +239,39 @@ TEST_F(SgemmApi, BadArgumentsLaunchNothingAndNameTheValue) {
                "8589934592");
   expect_usage([&] { sgemm(Major(7), Op::kN, Op::kN, 8, 8, 8, 1, c, 8, c, 8, 0, c, 8); }, "7");
   cudaFree(c);
+}
+
+// Issue #18: the cache is keyed by the shape, so a stored tma winner may meet a call whose
+// leading dimensions or pointers TMA cannot address (kernels/applicability.hpp). sgemm then
+// launches the fallback resolved beside it; launching tma would be refused and throw.
+TEST_F(SgemmApi, ACachedTmaWinnerRunsOnlyOnOperandsItCanAddress) {
+  const DeviceInfo device = cuda::select_device("0");
+  if (device.compute_capability() != 90) GTEST_SKIP() << "tma runs on sm_90 only";
+  const Shape shape{300, 256, 512};
+  const kernels::VariantInfo* tma = kernels::variants_of("tma").front();
+  {
+    db::Store store = db::Store::open(std::getenv("OCCTUNE_DB"));
+    db::RunStart start;
+    start.device = device;
+    start.kernel = "tma";
+    start.build_id = std::string(kernels::kernel_build_id());
+    start.shape = shape;
+    start.tool_version = "0.1.0";
+    start.argv = {"occtune", "tune", "--kernel", "tma", "--shape", shape.str()};
+    const std::int64_t run = store.begin_run(start);
+    Measurement m = testing::seed_measurement(16, 0.01, shape);
+    m.candidate.variant = tma;
+    m.candidate.threads = tma->threads();
+    m.candidate.tile = 0;
+    m.candidate.dynamic_smem = tma->dynamic_smem;
+    store.add_measurement(run, m);
+    store.finish_run(run, db::RunStatus::kComplete);
+  }
+  const std::string how = sgemm_prepare(Major::kRow, Op::kN, Op::kN, 300, 256, 512);
+  EXPECT_NE(how.find(tma->symbol), std::string::npos) << how;
+  check({Major::kRow, Op::kN, Op::kN, 300, 256, 512, 0, 1.0f, 0.0f});   // tma itself
+  check({Major::kRow, Op::kN, Op::kN, 300, 256, 512, 1, 0.5f, 2.0f});   // lda 513: fallback
+  check({Major::kRow, Op::kN, Op::kN, 300, 256, 512, 4, 1.0f, -1.0f});  // padded by 4: tma
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "autotuner/core/candidate_generation.hpp"
 #include "autotuner/core/device_profile.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
+#include "kernels/applicability.hpp"
 
 namespace occtune {
 namespace {
@@ -158,7 +159,9 @@ TEST(CandidateGeneration, EveryShippedProfilePlansWithinItsLimits) {
           EXPECT_TRUE(c.threads > device.max_threads_per_block ||
                       c.dynamic_smem > device.shared_mem_per_block_optin ||
                       c.active_blocks_per_sm == 0 || c.grid_x > device.max_grid_x ||
-                      c.grid_y > device.max_grid_y)
+                      c.grid_y > device.max_grid_y ||
+                      !kernels::arch_violation(*c.variant, device.compute_capability()).empty() ||
+                      !kernels::shape_violation(*c.variant, 3001, 1000, 4097).empty())
               << name << " " << c.variant->symbol << ": " << c.rejection;
           continue;
         }
@@ -170,6 +173,94 @@ TEST(CandidateGeneration, EveryShippedProfilePlansWithinItsLimits) {
       }
     }
   }
+}
+
+// Issue #18: the TMA family runs on sm_90 only and on operands TMA can address; elsewhere its
+// candidates stay in the plan, rejected with the rule's reason (kernels/applicability.hpp).
+Plan plan_tma(const std::string& profile, Shape shape) {
+  const DeviceInfo device = load_device_profile(profile);
+  OfflineOccupancy oracle(device);
+  const kernels::FamilyInfo* family = kernels::find_family("tma");
+  EXPECT_NE(family, nullptr);
+  return family ? plan_family(*family, device, shape, oracle) : Plan{};
+}
+
+TEST(CandidateGeneration, TmaIsRejectedOffSm90WithoutAskingTheOccupancyApi) {
+  const Plan plan = plan_tma("a100", Shape{4096, 4096, 4096});
+  ASSERT_EQ(plan.candidates.size(), 3u);
+  for (const Candidate& c : plan.candidates) {
+    EXPECT_EQ(c.rejection, "needs sm_90 (TMA); the device is sm_80") << c.variant->symbol;
+    EXPECT_EQ(c.active_blocks_per_sm, 0);
+    EXPECT_EQ(c.registers, 0);  // the manifest has no sm_80 code to answer for
+    EXPECT_EQ(c.threads, 384);
+    EXPECT_EQ(c.grid_x, 16);
+    EXPECT_EQ(c.grid_y, 32);
+  }
+}
+
+TEST(CandidateGeneration, TmaPlansOnH100WithTheManifestsRegisters) {
+  const Plan plan = plan_tma("h100", Shape{4096, 4096, 4096});
+  ASSERT_EQ(plan.candidates.size(), 3u);
+  for (const Candidate& c : plan.candidates) {
+    EXPECT_EQ(c.rejection, "") << c.variant->symbol;
+    EXPECT_EQ(c.registers, 168) << c.variant->symbol;  // the count at entry (setmaxnreg later)
+    EXPECT_EQ(c.active_blocks_per_sm, 1) << c.variant->symbol;
+    EXPECT_EQ(c.threads, 384);
+    EXPECT_GT(c.dynamic_smem, 160u * 1024u);
+  }
+}
+
+TEST(CandidateGeneration, TmaIsRejectedWhereTheDenseOperandsAreMisaligned) {
+  const struct {
+    Shape shape;
+    const char* rejection;
+  } cases[] = {
+      {{4096, 4096, 4097}, "needs K multiples of 4 (TMA strides); here K = 4097"},
+      {{4096, 4098, 4096}, "needs N multiples of 4 (TMA strides); here N = 4098"},
+      {{17, 1001, 1001}, "needs K and N multiples of 4 (TMA strides); here K = 1001 and N = 1001"},
+  };
+  for (const auto& t : cases) {
+    const Plan plan = plan_tma("h100", t.shape);
+    ASSERT_EQ(plan.candidates.size(), 3u);
+    for (const Candidate& c : plan.candidates) EXPECT_EQ(c.rejection, t.rejection) << t.shape.str();
+  }
+  // M needs nothing: TMA clips rows.
+  for (const Candidate& c : plan_tma("h100", Shape{4097, 4096, 4096}).candidates)
+    EXPECT_EQ(c.rejection, "");
+}
+
+TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
+  int tma = 0;
+  for (const kernels::VariantInfo& v : kernels::variants()) {
+    if (v.family == "tma") {
+      ++tma;
+      EXPECT_EQ(v.required_compute_capability, 90) << v.symbol;
+      EXPECT_EQ(v.operand_alignment, 4) << v.symbol;
+      EXPECT_EQ(v.layout, Layout::kNN) << v.symbol;
+      EXPECT_EQ(v.block_x * v.block_y, 384) << v.symbol;
+    } else {
+      // Every other variant runs anywhere: no problem violates 0 and 1.
+      EXPECT_EQ(v.required_compute_capability, 0) << v.symbol;
+      EXPECT_EQ(v.operand_alignment, 1) << v.symbol;
+      EXPECT_EQ(kernels::arch_violation(v, 75), "") << v.symbol;
+      EXPECT_EQ(kernels::operand_violation(v, {1001, 3, 7, 1, 2, 3}), "") << v.symbol;
+    }
+  }
+  EXPECT_EQ(tma, 3);
+}
+
+TEST(Applicability, OperandRulesNameWhatBreaksThem) {
+  const kernels::VariantInfo* v = kernels::variants_of("tma").front();
+  const std::uintptr_t base = 0x10000;
+  EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 128, base, base + 16, base + 256}), "");
+  EXPECT_EQ(kernels::operand_violation(*v, {63, 128, 130, base, base, base}),
+            "needs lda and ldc multiples of 4 (TMA strides); here lda = 63 and ldc = 130");
+  EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 128, base + 4, base, base + 8}),
+            "needs A, B and C aligned to 16 bytes (TMA); not aligned: A, C");
+  EXPECT_EQ(kernels::arch_violation(*v, 90), "");
+  // sm_90a code runs on compute capability 9.0 alone.
+  EXPECT_EQ(kernels::arch_violation(*v, 100), "needs sm_90 (TMA); the device is sm_100");
+  EXPECT_EQ(kernels::arch_violation(*v, 89), "needs sm_90 (TMA); the device is sm_89");
 }
 
 }  // namespace

@@ -1,0 +1,179 @@
+// The "tma" family (kernels/tma.cuh) for the registry: its configurations, the tensor maps of a
+// launch's A and B, and its launch, which refuses what the applicability rule rules out
+// (kernels/applicability.hpp). Compiled for sm_90a only (kernels/CMakeLists.txt).
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "kernels/applicability.hpp"
+#include "kernels/gemm_family.cuh"
+#include "kernels/tma.cuh"
+
+namespace occtune::kernels {
+namespace {
+
+constexpr int kMaxDevices = 64;  // devices with a cached shared-memory opt-in
+
+// Where the family runs: the data every configuration carries (GemmConfig -> VariantInfo) and
+// the launch checks, so that planning, the launch and occtune::sgemm apply one rule.
+VariantInfo tma_rule() {
+  VariantInfo v;
+  v.layout = Layout::kNN;
+  v.required_compute_capability = 90;  // TMA, mbarrier transaction counts, setmaxnreg
+  v.operand_alignment = 4;        // TMA: 16-byte global strides and addresses; float4 stores
+  v.requirement = "TMA";
+  return v;
+}
+
+const VariantInfo& rule() {
+  static const VariantInfo r = tma_rule();
+  return r;
+}
+
+using EncodeFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+// cuTensorMapEncodeTiled from the driver through the runtime (no -lcuda), looked up once.
+EncodeFn encoder() {
+  static const EncodeFn fn = []() -> EncodeFn {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return reinterpret_cast<EncodeFn>(f);
+  }();
+  return fn;
+}
+
+// A row-major rows x cols fp32 matrix with leading dimension ld (cols contiguous) as a 2D tensor
+// map with box box_rows x box_cols.
+bool encode(CUtensorMap* map, const float* ptr, int rows, int cols, int ld, int box_rows,
+            int box_cols, CUtensorMapSwizzle swizzle) {
+  const EncodeFn fn = encoder();
+  if (!fn) return false;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(ptr), dims, strides, box,
+            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The operands a pair of maps describes.
+struct MapKey {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  int m = 0, n = 0, k = 0, lda = 0, ldb = 0;
+  bool operator==(const MapKey& o) const {
+    return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && lda == o.lda &&
+           ldb == o.ldb;
+  }
+};
+
+// A's and B's maps for configuration C. Encoding is host work only (no driver round trip), but
+// a tuning run or an application launches the same operands over and over: the last pair is
+// kept per thread (no lock on the launch path) and re-encoded when the operands change.
+template <class C>
+bool maps_for(const GemmArgs& p, CUtensorMap& a, CUtensorMap& b) {
+  thread_local MapKey cached_key;
+  thread_local CUtensorMap cached_a, cached_b;
+  thread_local bool valid = false;
+  const MapKey key{p.a, p.b, p.m, p.n, p.k, p.lda, p.ldb};
+  if (!valid || !(key == cached_key)) {
+    constexpr CUtensorMapSwizzle kSwizzleA = C::kSwizzleBits == 3   ? CU_TENSOR_MAP_SWIZZLE_128B
+                                             : C::kSwizzleBits == 2 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                                    : CU_TENSOR_MAP_SWIZZLE_32B;
+    valid = encode(&cached_a, p.a, p.m, p.k, p.lda, C::BM, C::BK, kSwizzleA) &&
+            encode(&cached_b, p.b, p.k, p.n, p.ldb, C::BK, C::BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    cached_key = key;
+    if (!valid) return false;
+  }
+  a = cached_a;
+  b = cached_b;
+  return true;
+}
+
+// Opts the kernel in to its shared memory on the current device, once per device.
+template <class C>
+cudaError_t opt_in_smem() {
+  static std::atomic<bool> done[kMaxDevices];
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  if (cacheable && done[device].load(std::memory_order_acquire)) return cudaSuccess;
+  const cudaError_t err = cudaFuncSetAttribute(
+      tma_entry<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::kSmemBytes));
+  if (err == cudaSuccess && cacheable) done[device].store(true, std::memory_order_release);
+  return err;
+}
+
+template <class C>
+cudaError_t launch_tma(const GemmArgs& p, dim3 grid, dim3 block, size_t smem,
+                       cudaStream_t stream) {
+  // What the rule rules out is refused like a bad launch configuration, before anything runs.
+  const OperandLayout operands{p.lda, p.ldb, p.ldc, reinterpret_cast<std::uintptr_t>(p.a),
+                               reinterpret_cast<std::uintptr_t>(p.b),
+                               reinterpret_cast<std::uintptr_t>(p.c)};
+  if (p.m < 1 || p.n < 1 || p.k < 0 || !operand_violation(rule(), operands).empty())
+    return cudaErrorInvalidValue;
+  if (const cudaError_t err = opt_in_smem<C>(); err != cudaSuccess) return err;
+  CUtensorMap a{}, b{};  // with K = 0 the kernel never reads them (no slab to copy)
+  if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
+  tma_entry<C><<<grid, block, smem, stream>>>(a, b, p);
+  return cudaGetLastError();
+}
+
+// The symbol is the trait type as written, spaces dropped: how the manifest names tma_entry<C>
+// (cmake/generate-kernel-manifest.cmake).
+template <class C>
+GemmConfig tma_config(std::string spelled) {
+  spelled.erase(std::remove(spelled.begin(), spelled.end(), ' '), spelled.end());
+  GemmConfig g;
+  g.config.params = {{"bm", C::BM},        {"bn", C::BN},         {"bk", C::BK},
+                     {"tm", C::TM},        {"tn", C::TN},         {"wm", C::WM},
+                     {"wn", C::WN},        {"stages", C::S},      {"fbuf", C::FB},
+                     {"consumer_regs", C::RC}};
+  g.config.function = reinterpret_cast<const void*>(&tma_entry<C>);
+  g.config.block = {C::kThreads, 1};
+  g.config.symbol = std::move(spelled);
+  g.config.mode = layout_name(Layout::kNN);
+  g.tile_m = C::BM;
+  g.tile_n = C::BN;
+  g.dynamic_smem = C::kSmemBytes;
+  g.launch = &launch_tma<C>;
+  g.required_compute_capability = rule().required_compute_capability;
+  g.operand_alignment = rule().operand_alignment;
+  g.requirement = rule().requirement;
+  return g;
+}
+
+}  // namespace
+
+// TmaGemm<BM, BN, BK, TM, TN, WM, WN, stages, fbuf, consumer regs, producer regs>: the lab's
+// best at 4096^3, 8192^3 and 4100^3 (r240), the same with the lab's default split (232 / 40),
+// and the lab's best at 2048^3 (BK 16, 6 stages) with 240 / 24, which ptxas compiles without
+// spills where 232 / 40 spilled 4 bytes here (docs/PERFORMANCE.md "tma").
+#define OCCTUNE_TMA_VARIANTS(X)                          \
+  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 240, 24>) \
+  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>) \
+  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)
+
+BuiltinFamily tma_builtin() {
+  std::vector<GemmConfig> configs;
+#define OCCTUNE_REGISTER(...) configs.push_back(tma_config<__VA_ARGS__>(#__VA_ARGS__));
+  OCCTUNE_TMA_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
+  return gemm_family("tma",
+                     "Hopper (sm_90) only: TMA copies into 4-6 mbarrier-guarded stages, a producer "
+                     "warpgroup that also transposes A, two consumer warpgroups with 16x8 register "
+                     "tiles (setmaxnreg); nn with K and N multiples of 4",
+                     BlockRule::kFixed, std::move(configs));
+}
+
+}  // namespace occtune::kernels

@@ -1,0 +1,428 @@
+// Family "tma" (issue #18): a Hopper (sm_90a) fp32 SGEMM, FFMA only, row-major nn, fed by TMA
+// (cp.async.bulk.tensor.2d) through mbarrier pipelines: a producer warpgroup issues the copies
+// and transposes A in shared memory, two consumer warpgroups run the register-blocked inner loop
+// (kernels/tile_core.cuh's fragments). Design and lab measurements: docs/PERFORMANCE.md "tma";
+// the build (sm_90a only) and the rule where it runs: docs/architecture.md "Issue #18: the
+// Hopper TMA family". Only kernels/tma.cu includes this.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap only: the encoder comes through the runtime (kernels/tma.cu)
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/gemm_entry.cuh"
+
+// setmaxnreg exists on sm_90a only; kernels/CMakeLists.txt compiles this family for nothing else.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "kernels/tma.cu is compiled for sm_90a only (kernels/CMakeLists.txt)"
+#endif
+
+namespace occtune::kernels {
+namespace tma {
+
+// ---- PTX wrappers: mbarrier, TMA, fences ----------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Makes the initialised barriers visible to the other threads and to the async proxy (TMA's
+// complete_tx) before anyone uses them; a __syncthreads follows.
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// One arrival (the producer's) plus `bytes` of expected transactions for the current phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// One arrival with the default .release.cta semantics: this thread's earlier shared-memory reads
+// and writes are ordered before it.
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+// True once the phase with parity `parity` has completed (default .acquire.cta semantics).
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// No time limit (the lab had one): a hung candidate is the worker's to contain
+// (docs/architecture.md), and a guard's code would cost registers in the consumers' loop.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+
+template <int kRegs>
+__device__ __forceinline__ void regs_dec() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+template <int kRegs>
+__device__ __forceinline__ void regs_inc() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+
+// 2D TMA load of the box at (c0 innermost, c1) into shared memory at dst; completion is counted
+// in bytes on `bar` (the whole box, out-of-bounds elements zero-filled and counted too).
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// TMA's SWIZZLE_{32,64,128}B on a buffer aligned to 1024 bytes: the 16-byte chunk bits [4, 4+b)
+// of a byte offset are XORed with bits [7, 7+b), b = 1, 2, 3. The lab's self-test compared it
+// with what TMA writes, element by element, on an H100 (docs/PERFORMANCE.md "tma").
+template <int kSwizzleBits>
+__host__ __device__ __forceinline__ uint32_t swizzle(uint32_t off) {
+  return off ^ (((off >> 7) & ((1u << kSwizzleBits) - 1u)) << 4);
+}
+
+}  // namespace tma
+
+// BM x BN block tile, BK-deep slabs, TM x TN per consumer thread in WM x WN warp tiles (32 thread
+// tiles each, sub-tiles of 4 x 4 spaced a lane apart as in kernels/tile_core.cuh), S TMA stages.
+// FB 2: fragments of k + 1 are read while k's FMAs issue (fbuf 2 of the regblocked family).
+// RC / RP: the registers per thread consumer and producer warpgroups take with setmaxnreg.
+// A's box is loaded with the swizzle whose span is its row (BK * 4 bytes).
+template <int BM_, int BN_, int BK_, int TM_, int TN_, int WM_, int WN_, int S_, int FB_, int RC_,
+          int RP_>
+struct TmaGemm {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, WM = WM_, WN = WN_;
+  static constexpr int S = S_, FB = FB_, RC = RC_, RP = RP_;
+  static constexpr int kConsumers = (BM / TM) * (BN / TN);
+  static constexpr int kProducers = 128;  // one warpgroup (setmaxnreg works per warpgroup)
+  static constexpr int kThreads = kConsumers + kProducers;
+  static constexpr int kLanesM = WM / TM, kLanesN = WN / TN;
+  static constexpr int kWarpsN = BN / WN;
+  static constexpr int kSwizzleBits = BK == 32 ? 3 : BK == 16 ? 2 : 1;
+  static constexpr int kRawBytes = BM * BK * 4;  // A box as TMA writes it: [BM][BK]
+  static constexpr int kBBytes = BK * BN * 4;    // B box: [BK][BN]
+  static constexpr int kAsBytes = BK * BM * 4;   // A transposed by the producers: [BK][BM]
+  static constexpr uint32_t kTxBytes = uint32_t(kRawBytes + kBBytes);
+  static constexpr int kOffB = S * kRawBytes;
+  static constexpr int kOffAs = kOffB + S * kBBytes;
+  static constexpr int kOffBar = kOffAs + 2 * kAsBytes;
+  static constexpr int kBars = 2 * S + 2;  // full[S], empty[S], ready[2]
+  // + 1024: the start is rounded up to the swizzle pattern's period.
+  static constexpr std::size_t kSmemBytes = std::size_t(kOffBar) + 8 * kBars + 1024;
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are float4 sub-tiles");
+  static_assert(kLanesM * kLanesN == 32 && WM % TM == 0 && WN % TN == 0, "32 thread tiles per warp");
+  static_assert(BM % WM == 0 && BN % WN == 0 && kConsumers % 128 == 0, "whole warpgroups");
+  static_assert(BK == 8 || BK == 16 || BK == 32, "A rows of 32, 64 or 128 bytes (swizzle span)");
+  static_assert(BM % 32 == 0 && BM <= 256 && BN <= 256, "TMA boxes are at most 256 per dimension");
+  static_assert(kRawBytes % 1024 == 0 && kBBytes % 1024 == 0 && kAsBytes % 1024 == 0,
+                "every buffer starts 1024-byte aligned (the swizzle pattern's period)");
+  static_assert(FB == 1 || (FB == 2 && BK % 2 == 0), "fbuf 1 or 2");
+  static_assert(kTxBytes < (1u << 20), "mbarrier tx-count range");
+  // The block's warps are spread over the SM's 4 register-file quadrants: the launch gets
+  // 65536 / kThreads registers per thread (168 for 384 threads), then the producers give some
+  // back and the consumers take them; the sums must add up or setmaxnreg.inc blocks for ever.
+  static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8;
+  static_assert(RC % 8 == 0 && RP % 8 == 0 && RP >= 24 && RP <= kLaunchRegs &&
+                    RC >= kLaunchRegs && RC <= 256,
+                "setmaxnreg's range: producers give back, consumers take");
+  static_assert((kConsumers / 32) * RC + (kProducers / 32) * RP <= (kThreads / 32) * kLaunchRegs,
+                "the consumers take no more than the producers gave back");
+};
+
+namespace tma {
+
+// Block origin in C: blocks walk down 8 block rows before moving one block column right, as
+// BlockTile::tile_origin in kernels/tile_core.cuh (L2 reuse within a wave).
+__device__ __forceinline__ void block_origin(int bm, int bn, int& m0, int& n0) {
+  const int gx = int(gridDim.x), gy = int(gridDim.y);
+  const int pid = int(blockIdx.y) * gx + int(blockIdx.x);
+  const int span = 8 * gx;
+  const int first = (pid / span) * 8;
+  const int rows = gy - first < 8 ? gy - first : 8;
+  const int local = pid % span;
+  m0 = (first + local % rows) * bm;
+  n0 = (local / rows) * bn;
+}
+
+template <class C>
+struct Smem {
+  uint32_t base;  // shared-window address of the 1024-aligned start
+  unsigned char* ptr;
+  __device__ uint32_t full(int s) const { return base + C::kOffBar + 8 * s; }
+  __device__ uint32_t empty(int s) const { return base + C::kOffBar + 8 * (C::S + s); }
+  __device__ uint32_t ready(int b) const { return base + C::kOffBar + 8 * (2 * C::S + b); }
+  __device__ uint32_t raw_addr(int s) const { return base + s * C::kRawBytes; }
+  __device__ uint32_t b_addr(int s) const { return base + C::kOffB + s * C::kBBytes; }
+  __device__ const unsigned char* raw(int s) const { return ptr + s * C::kRawBytes; }
+  __device__ const float* b(int s) const {
+    return reinterpret_cast<const float*>(ptr + C::kOffB + s * C::kBBytes);
+  }
+  __device__ float* as(int slot) const {
+    return reinterpret_cast<float*>(ptr + C::kOffAs + slot * C::kAsBytes);
+  }
+};
+
+// The 1024-aligned start of dynamic shared memory and the barriers, initialised by thread 0:
+// full (1 arrival + the copies' bytes) and empty (every consumer) per stage, and the two ready
+// barriers of the transposed A (every producer).
+template <class C>
+__device__ __forceinline__ Smem<C> setup_smem(unsigned char* smem_raw) {
+  const uint32_t raw_base = smem_u32(smem_raw);
+  const uint32_t pad = (1024u - (raw_base & 1023u)) & 1023u;
+  const Smem<C> sm{raw_base + pad, smem_raw + pad};
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < C::S; ++s) {
+      mbar_init(sm.full(s), 1);
+      mbar_init(sm.empty(s), C::kConsumers);
+    }
+    mbar_init(sm.ready(0), C::kProducers);
+    mbar_init(sm.ready(1), C::kProducers);
+    mbar_init_fence();
+  }
+  __syncthreads();  // the only block-wide barrier
+  return sm;
+}
+
+// The producer warpgroup. Thread 0 of it issues slab t's two boxes (A at (t*BK, m0), B at
+// (n0, t*BK)) into stage t % S on full[t % S]; its four warps then transpose each landed A box
+// (warp w: rows 32 (w + 4 p)) into the double-buffered As[k][m] (slot t % 2) and every producer
+// thread arrives on ready[t % 2]. Stage (t-1) % S is refilled with slab t-1+S once every consumer
+// has released slab t-1 (empty), which also frees As slot (t+1) % 2 for the transposition of
+// slab t+1: the producers stay one slab ahead with A and S-1 ahead with the copies. Parities:
+// slab t waits phase t / S of full/empty[t % S] and t / 2 of ready[t % 2]; neither barrier can
+// run two phases ahead of a waiter (the lab's protocol model checked this order).
+template <class C>
+__device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                        const Smem<C>& sm, int m0, int n0, int slabs, int pw,
+                                        int lane) {
+  auto issue = [&](int t) {
+    const int s = t % C::S;
+    mbar_arrive_expect_tx(sm.full(s), C::kTxBytes);
+    tma_load_2d(sm.raw_addr(s), map_a, sm.full(s), t * C::BK, m0);
+    tma_load_2d(sm.b_addr(s), map_b, sm.full(s), n0, t * C::BK);
+  };
+  const bool leader = pw == 0 && lane == 0;
+  if (leader && slabs > 0) {  // with K = 0 the maps are never read (kernels/tma.cu)
+    tma_prefetch_map(map_a);
+    tma_prefetch_map(map_b);
+    for (int t = 0; t < slabs && t < C::S; ++t) issue(t);
+  }
+  __syncwarp();
+  for (int t = 0; t < slabs; ++t) {
+    const int s = t % C::S;
+    mbar_wait(sm.full(s), uint32_t(t / C::S) & 1u);
+    // Row m = p*32 + lane, chunk q of 4 k: 32 lanes read 32 consecutive rows' chunk q, which the
+    // swizzle spreads over all 8 16-byte bank groups (4 wavefronts per LDS.128), and write k
+    // rows of As 32 consecutive floats wide (one wavefront per STS.32).
+    const unsigned char* raw = sm.raw(s);
+    float* as = sm.as(t & 1);
+#pragma unroll
+    for (int p = pw; p < C::BM / 32; p += 4) {
+      const int m = p * 32 + lane;
+#pragma unroll
+      for (int q = 0; q < C::BK / 4; ++q) {
+        const uint32_t off = swizzle<C::kSwizzleBits>(uint32_t(m * C::BK * 4 + q * 16));
+        const float4 v = *reinterpret_cast<const float4*>(raw + off);
+        as[(4 * q + 0) * C::BM + m] = v.x;
+        as[(4 * q + 1) * C::BM + m] = v.y;
+        as[(4 * q + 2) * C::BM + m] = v.z;
+        as[(4 * q + 3) * C::BM + m] = v.w;
+      }
+    }
+    mbar_arrive(sm.ready(t & 1));  // count 128: each thread's stores are released by its arrive
+    if (t >= 1) {
+      const int u = t - 1;
+      mbar_wait(sm.empty(u % C::S), uint32_t(u / C::S) & 1u);
+      if (leader && u + C::S < slabs) issue(u + C::S);
+      __syncwarp();
+    }
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void load_fragments(const float* as, const float* bs, int kk, int am,
+                                               int bn, float (&a)[C::TM], float (&b)[C::TN]) {
+#pragma unroll
+  for (int i = 0; i < C::TM / 4; ++i) {
+    const float4 v = *reinterpret_cast<const float4*>(as + kk * C::BM + am + i * C::kLanesM * 4);
+    a[4 * i] = v.x;
+    a[4 * i + 1] = v.y;
+    a[4 * i + 2] = v.z;
+    a[4 * i + 3] = v.w;
+  }
+#pragma unroll
+  for (int j = 0; j < C::TN / 4; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(bs + kk * C::BN + bn + j * C::kLanesN * 4);
+    b[4 * j] = v.x;
+    b[4 * j + 1] = v.y;
+    b[4 * j + 2] = v.z;
+    b[4 * j + 3] = v.w;
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void fma_fragments(const float (&a)[C::TM], const float (&b)[C::TN],
+                                              float (&acc)[C::TM][C::TN]) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+  }
+}
+
+// Slab t may be read once full[t % S] (its boxes landed: B is read straight from the stage) and
+// ready[t % 2] (A transposed) have completed their phases for t. Every consumer thread arrives
+// on empty[t % S] right after issuing its last shared-memory read of the slab; the arrive's
+// release semantics order those reads before the refill.
+template <class C>
+__device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, int bn,
+                                        float (&acc)[C::TM][C::TN]) {
+  auto wait_slab = [&](int t) {
+    mbar_wait(sm.full(t % C::S), uint32_t(t / C::S) & 1u);
+    mbar_wait(sm.ready(t & 1), uint32_t(t >> 1) & 1u);
+  };
+  if constexpr (C::FB == 2) {
+    float fa[2][C::TM], fb[2][C::TN];
+    if (slabs > 0) {
+      wait_slab(0);
+      load_fragments<C>(sm.as(0), sm.b(0), 0, am, bn, fa[0], fb[0]);
+    }
+    for (int t = 0; t < slabs; ++t) {
+      const float* as = sm.as(t & 1);
+      const float* bs = sm.b(t % C::S);
+#pragma unroll
+      for (int kk = 0; kk < C::BK; ++kk) {
+        const int cur = kk & 1;  // BK is even: every slab starts in buffer 0
+        if (kk + 1 < C::BK) {
+          load_fragments<C>(as, bs, kk + 1, am, bn, fa[cur ^ 1], fb[cur ^ 1]);
+        } else {
+          mbar_arrive(sm.empty(t % C::S));
+          if (t + 1 < slabs) {
+            wait_slab(t + 1);
+            load_fragments<C>(sm.as((t + 1) & 1), sm.b((t + 1) % C::S), 0, am, bn, fa[cur ^ 1],
+                              fb[cur ^ 1]);
+          }
+        }
+        fma_fragments<C>(fa[cur], fb[cur], acc);
+      }
+    }
+  } else {
+    for (int t = 0; t < slabs; ++t) {
+      wait_slab(t);
+      const float* as = sm.as(t & 1);
+      const float* bs = sm.b(t % C::S);
+#pragma unroll
+      for (int kk = 0; kk < C::BK; ++kk) {
+        float a[C::TM], b[C::TN];
+        load_fragments<C>(as, bs, kk, am, bn, a, b);
+        if (kk + 1 == C::BK) mbar_arrive(sm.empty(t % C::S));
+        fma_fragments<C>(a, b, acc);
+      }
+    }
+  }
+}
+
+// A consumer thread's tile: accumulator row i to C row m0 + am + (i / 4) * kLanesM * 4 + i % 4,
+// columns in float4 groups n0 + bn + j * kLanesN * 4. Rows past M are not stored; a group
+// wholly inside N is one float4 (ldc % 4 == 0 and a 16-byte aligned C, kernels/applicability.hpp),
+// one crossing N (N % 4 != 0 with a padded ldc) is stored element by element up to N, never into
+// C's padding. C = alpha * acc + beta * C, C read only when beta != 0 (as scale_output,
+// kernels/gemm_entry.cuh).
+template <class C>
+__device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], const GemmArgs& p,
+                                           int m0, int n0, int am, int bn) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+    const int row = m0 + am + (i / 4) * C::kLanesM * 4 + i % 4;
+    if (row >= p.m) continue;
+    float* crow = p.c + std::size_t(row) * std::size_t(p.ldc);
+#pragma unroll
+    for (int j = 0; j < C::TN / 4; ++j) {
+      const int col = n0 + bn + j * C::kLanesN * 4;
+      if (col >= p.n) continue;
+      if (col + 4 <= p.n) {
+        float4* out = reinterpret_cast<float4*>(crow + col);
+        float4 v = make_float4(p.alpha * acc[i][4 * j], p.alpha * acc[i][4 * j + 1],
+                               p.alpha * acc[i][4 * j + 2], p.alpha * acc[i][4 * j + 3]);
+        if (p.beta != 0.0f) {
+          const float4 old = *out;
+          v = make_float4(fmaf(p.beta, old.x, v.x), fmaf(p.beta, old.y, v.y),
+                          fmaf(p.beta, old.z, v.z), fmaf(p.beta, old.w, v.w));
+        }
+        *out = v;
+      } else {
+#pragma unroll
+        for (int e = 0; e < 3; ++e)  // constant indices: acc stays in registers
+          if (col + e < p.n)
+            crow[col + e] = scale_output(acc[i][4 * j + e], crow + col + e, p.alpha, p.beta);
+      }
+    }
+  }
+}
+
+}  // namespace tma
+
+// C (M x N, ldc) = alpha * A (M x K, map_a) * B (K x N, map_b) + beta * C. Edges in M, N and K
+// come zero-filled from TMA, so the main loop has no edge code; stores are clipped. Needs
+// lda, ldb, ldc multiples of 4 and 16-byte aligned operands (kernels/tma.cu refuses the rest);
+// M, N and K are any.
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1)
+    tma_entry(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              GemmArgs args) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const tma::Smem<C> sm = tma::setup_smem<C>(smem_raw);
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+
+  int m0, n0;
+  tma::block_origin(C::BM, C::BN, m0, n0);
+  const int slabs = (args.k + C::BK - 1) / C::BK;
+  if (warp >= C::kConsumers / 32) {
+    tma::regs_dec<C::RP>();
+    tma::produce<C>(&map_a, &map_b, sm, m0, n0, slabs, warp - C::kConsumers / 32, lane);
+    return;
+  }
+  tma::regs_inc<C::RC>();
+
+  const int wm = (warp / C::kWarpsN) * C::WM, lm = lane / C::kLanesN;
+  const int bn = (warp % C::kWarpsN) * C::WN + (lane % C::kLanesN) * 4;
+  const int am = wm + lm * 4;  // sub-tiles of 4 rows, kLanesM * 4 apart
+  float acc[C::TM][C::TN];
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+  }
+  tma::consume<C>(sm, slabs, am, bn, acc);
+  tma::store_tile<C>(acc, args, m0, n0, am, bn);
+}
+
+}  // namespace occtune::kernels

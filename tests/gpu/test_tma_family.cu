@@ -1,0 +1,261 @@
+// The "tma" family on an sm_90 device (issue #18): every configuration against cuBLAS on odd
+// shapes TMA can address, on a NaN-poisoned C with random inputs, by relative Frobenius error
+// and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; and the launch
+// refusing operands the applicability rule rules out (kernels/applicability.hpp). Skips
+// without a GPU or on a device that is not sm_90.
+#include <cublas_v2.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "autotuner/core/element_bound.hpp"
+#include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/element_check.cuh"
+#include "kernels/launch.cuh"
+#include "kernels/registry.hpp"
+#include "tests/support/applicable.hpp"
+#include "tests/support/gpu_guard.hpp"
+
+namespace occtune {
+namespace {
+
+#define OCCTUNE_REQUIRE_SM90()                                                    \
+  do {                                                                            \
+    OCCTUNE_REQUIRE_GPU();                                                        \
+    if (test_support::current_compute_capability() != 90)                     \
+      GTEST_SKIP() << "the tma family runs on sm_90 only; this device is sm_"     \
+                   << test_support::current_compute_capability();                 \
+  } while (0)
+
+struct DeviceFloats {
+  float* p = nullptr;
+  std::size_t count = 0;
+  explicit DeviceFloats(std::size_t n) : count(n) {
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&p, (n > 0 ? n : 1) * sizeof(float)));
+  }
+  ~DeviceFloats() { cudaFree(p); }
+  DeviceFloats(const DeviceFloats&) = delete;
+  DeviceFloats& operator=(const DeviceFloats&) = delete;
+  void upload(const std::vector<float>& h) {
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(p, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  std::vector<float> download() const {
+    std::vector<float> h(count);
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(h.data(), p, count * sizeof(float), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  void poison() { OCCTUNE_CUDA_CHECK(cudaMemset(p, 0xff, count * sizeof(float))); }  // NaN
+};
+
+std::vector<float> uniform(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> out(n);
+  for (float& x : out) x = dist(rng);
+  return out;
+}
+
+std::vector<float> absolute(std::vector<float> v) {
+  for (float& x : v) x = std::fabs(x);
+  return v;
+}
+
+// Row-major C = alpha A B + beta C through column-major cuBLAS (C^T = B^T A^T), plain FP32.
+void cublas_gemm(const kernels::GemmArgs& g, float alpha, float beta, float* c) {
+  cublasHandle_t handle;
+  ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.ldb, g.a,
+                        g.lda, &beta, c, g.ldc),
+            CUBLAS_STATUS_SUCCESS);
+  cublasDestroy(handle);
+  OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+double relative_frobenius(const std::vector<float>& got, const std::vector<float>& ref) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double d = double(got[i]) - double(ref[i]);
+    diff += d * d;
+    norm += double(ref[i]) * double(ref[i]);
+  }
+  if (std::isnan(diff)) return INFINITY;
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// One problem, dense row-major, with its reference and element-wise magnitude: alpha |A||B| +
+// |beta| |C0| computed by cuBLAS on the absolute values.
+struct TmaProblem {
+  int m, n, k;
+  float alpha, beta;
+  DeviceFloats a, b, c, c0, ref, magnitude;
+  TmaProblem(int m_, int n_, int k_, float alpha_ = 1.0f, float beta_ = 0.0f)
+      : m(m_), n(n_), k(k_), alpha(alpha_), beta(beta_), a(std::size_t(m_) * k_),
+        b(std::size_t(k_) * n_), c(std::size_t(m_) * n_), c0(std::size_t(m_) * n_),
+        ref(std::size_t(m_) * n_), magnitude(std::size_t(m_) * n_) {
+    const unsigned seed = unsigned(m * 7919 + n * 131 + k);
+    const auto ha = uniform(a.count, seed), hb = uniform(b.count, seed + 1);
+    const auto hc = uniform(c.count, seed + 2);
+    a.upload(ha);
+    b.upload(hb);
+    c0.upload(hc);
+    ref.upload(hc);
+    cublas_gemm(args(ref.p), alpha, beta, ref.p);
+    DeviceFloats abs_a(a.count), abs_b(b.count);
+    abs_a.upload(absolute(ha));
+    abs_b.upload(absolute(hb));
+    magnitude.upload(absolute(hc));
+    kernels::GemmArgs g = args(magnitude.p);
+    g.a = abs_a.p;
+    g.b = abs_b.p;
+    cublas_gemm(g, std::fabs(alpha), std::fabs(beta), magnitude.p);
+  }
+  kernels::GemmArgs args(float* out) const {
+    kernels::GemmArgs g{a.p, b.p, out, m, n, k, k, n, n};
+    g.alpha = alpha;
+    g.beta = beta;
+    return g;
+  }
+  std::string name() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+  // C before the launch: NaN when beta is 0 (C must not be read), else C0.
+  void reset_c() {
+    if (beta == 0.0f)
+      c.poison();
+    else
+      OCCTUNE_CUDA_CHECK(cudaMemcpy(c.p, c0.p, c.count * sizeof(float), cudaMemcpyDeviceToDevice));
+  }
+};
+
+void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
+  const std::string what = v.symbol + " at " + p.name() + " alpha " + std::to_string(p.alpha) +
+                           " beta " + std::to_string(p.beta);
+  p.reset_c();
+  ASSERT_EQ(kernels::launch_variant(v, p.args(p.c.p), nullptr), cudaSuccess) << what;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  EXPECT_LE(relative_frobenius(p.c.download(), p.ref.download()), 1e-5) << what;
+  cuda::ElementChecker checker;
+  const cuda::ElementCheckReport r = checker.run(p.c.p, p.ref.p, p.magnitude.p, p.c.count,
+                                                 element_tolerance(p.k), nullptr, 1024);
+  EXPECT_EQ(r.violations, 0u) << what << ": first at " << r.first << " c " << r.c << " ref "
+                              << r.ref << " magnitude " << r.magnitude;
+}
+
+std::vector<const kernels::VariantInfo*> tma_variants() {
+  auto out = kernels::all_variants_of("tma");
+  EXPECT_GE(out.size(), 3u);
+  return out;
+}
+
+TEST(TmaFamily, EveryConfigurationMatchesCublasOnOddAlignedShapes) {
+  OCCTUNE_REQUIRE_SM90();
+  const int shapes[][3] = {
+      {1, 4, 4}, {17, 20, 36}, {1000, 1000, 1000}, {4100, 4100, 4100}, {300, 1028, 4096}};
+  for (const auto& s : shapes) {
+    TmaProblem p(s[0], s[1], s[2]);
+    for (const kernels::VariantInfo* v : tma_variants()) {
+      ASSERT_TRUE(test_support::runs_here(*v, p.args(p.c.p))) << v->symbol << " " << p.name();
+      expect_matches(*v, p);
+    }
+  }
+}
+
+TEST(TmaFamily, AlphaAndBetaFollowBlas) {
+  OCCTUNE_REQUIRE_SM90();
+  // beta != 0 reads C; beta == 0 never does (C is NaN before the launch); alpha == 0 with beta.
+  const float cases[][2] = {{0.75f, -1.5f}, {2.0f, 0.0f}, {0.0f, 0.5f}};
+  for (const auto& ab : cases)
+    for (const auto& s : {std::array<int, 3>{17, 20, 36}, std::array<int, 3>{300, 1028, 4096}}) {
+      TmaProblem p(s[0], s[1], s[2], ab[0], ab[1]);
+      for (const kernels::VariantInfo* v : tma_variants()) expect_matches(*v, p);
+    }
+}
+
+// Padded leading dimensions that are multiples of 4 around M, N and K that are not: TMA never
+// reads the padding (NaN here), and the epilogue writes no element of C's padding.
+TEST(TmaFamily, PaddedOperandsWithOddShapesMatchCublasAndLeavePaddingAlone) {
+  OCCTUNE_REQUIRE_SM90();
+  const int m = 33, n = 30, k = 37, lda = 40, ldb = 32, ldc = 32;
+  auto padded = [](int rows, int cols, int ld, unsigned seed) {
+    std::vector<float> h(std::size_t(rows) * ld, NAN);
+    const auto v = uniform(std::size_t(rows) * cols, seed);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) h[std::size_t(r) * ld + c] = v[std::size_t(r) * cols + c];
+    return h;
+  };
+  DeviceFloats a(std::size_t(m) * lda), b(std::size_t(k) * ldb), c(std::size_t(m) * ldc),
+      ref(std::size_t(m) * ldc);
+  a.upload(padded(m, k, lda, 1));
+  b.upload(padded(k, n, ldb, 2));
+  kernels::GemmArgs g{a.p, b.p, ref.p, m, n, k, lda, ldb, ldc};
+  ref.upload(std::vector<float>(ref.count, 0.0f));
+  cublas_gemm(g, 1.0f, 0.0f, ref.p);
+  const auto want = ref.download();
+  g.c = c.p;
+  for (const kernels::VariantInfo* v : tma_variants()) {
+    ASSERT_TRUE(test_support::runs_here(*v, g)) << v->symbol;
+    c.poison();
+    ASSERT_EQ(kernels::launch_variant(*v, g, nullptr), cudaSuccess) << v->symbol;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->symbol;
+    const auto got = c.download();
+    double diff = 0, norm = 0;
+    for (int r = 0; r < m; ++r)
+      for (int col = 0; col < ldc; ++col) {
+        const float x = got[std::size_t(r) * ldc + col];
+        if (col >= n) {
+          EXPECT_TRUE(std::isnan(x)) << v->symbol << " wrote C's padding at " << r << "," << col;
+          continue;
+        }
+        const double d = double(x) - want[std::size_t(r) * ldc + col];
+        diff += d * d;
+        norm += double(want[std::size_t(r) * ldc + col]) * want[std::size_t(r) * ldc + col];
+      }
+    EXPECT_LE(std::isnan(diff) ? INFINITY : std::sqrt(diff / norm), 1e-5) << v->symbol;
+  }
+}
+
+TEST(TmaFamily, OperandsTmaCannotAddressAreRefused) {
+  OCCTUNE_REQUIRE_SM90();
+  DeviceFloats a(64 * 1024 + 4), b(64 * 1024 + 4), c(64 * 1024 + 4);
+  c.poison();
+  const kernels::GemmArgs good{a.p, b.p, c.p, 64, 64, 64, 64, 64, 64};
+  std::vector<std::pair<std::string, kernels::GemmArgs>> bad;
+  auto with = [&](const std::string& what, auto change) {
+    kernels::GemmArgs g = good;
+    change(g);
+    bad.push_back({what, g});
+  };
+  with("K = 63", [](kernels::GemmArgs& g) {
+    g.k = 63;
+    g.lda = 63;
+  });
+  with("N = 62", [](kernels::GemmArgs& g) {
+    g.n = 62;
+    g.ldb = 62;
+    g.ldc = 62;
+  });
+  with("ldc = 66", [](kernels::GemmArgs& g) { g.ldc = 66; });
+  with("A + 1", [&](kernels::GemmArgs& g) { g.a = a.p + 1; });
+  with("B + 2", [&](kernels::GemmArgs& g) { g.b = b.p + 2; });
+  with("C + 3", [&](kernels::GemmArgs& g) { g.c = c.p + 3; });
+  for (const kernels::VariantInfo* v : tma_variants()) {
+    ASSERT_TRUE(test_support::runs_here(*v, good)) << v->symbol;
+    for (const auto& [what, g] : bad) {
+      EXPECT_FALSE(test_support::runs_here(*v, g)) << v->symbol << " " << what;
+      EXPECT_EQ(kernels::launch_variant(*v, g, nullptr), cudaErrorInvalidValue)
+          << v->symbol << " " << what;
+    }
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  // Nothing ran: C is still the poison everywhere.
+  for (float x : c.download()) ASSERT_TRUE(std::isnan(x));
+}
+
+}  // namespace
+}  // namespace occtune
