@@ -47,8 +47,10 @@ const char* const kDefaultShapes[] = {"1024x1024x1024", "2048x2048x2048", "4096x
                                       "1000x1000x1000", "4096x64x4096",   "64x4096x4096",
                                       "4096x4096x64",   "256x256x16384",  "17x4097x1023"};
 // Stream-K (issue #18) is raced everywhere: wave quantisation hits squares and odd sizes alike.
+// tma runs where the device is sm_90 and the operands suit TMA; elsewhere its candidates are
+// rejected before launch with the reason (kernels/applicability.hpp) and it shows as "-".
 const char* const kDefaultKernels[] = {"coarsened", "regblocked", "pipelined", "splitk",
-                                       "streamk"};
+                                       "streamk",   "tma"};
 // Families that join the default ones only on the shapes they are built for (issue #18), each
 // in a second engine run whose results join those shapes'. The small-M/N family elsewhere reads
 // the large operand once per 16 rows; the repacked family on a shape whose K and leading
