@@ -5,7 +5,7 @@
 # 53-shape suite twice.
 set -u
 rm -rf build && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pack build
-cp carry/occtune build/autotuner/occtune
+cp carry/occtune build/autotuner/occtune && xz -dc carry/libocctune.xz > build/lib/libocctune.so.0.1.0
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$OUT; W=/tmp/callE; mkdir -p $W
 { date -u; echo "commit $(cat carry/commit)"; build/autotuner/occtune --version; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; } > "$R/env.txt" 2>&1
