@@ -57,14 +57,15 @@ std::string arch_violation(const VariantInfo& v, int cc) {
 
 std::string operand_violation(const VariantInfo& v, const OperandLayout& o) {
   if (v.operand_alignment <= 1) return {};
-  const auto bad = misaligned(v, {{"lda", o.lda}, {"ldb", o.ldb}, {"ldc", o.ldc}});
+  // C is not constrained (VariantInfo::operand_alignment).
+  const auto bad = misaligned(v, {{"lda", o.lda}, {"ldb", o.ldb}});
   if (!bad.empty()) return alignment_message(v, bad);
   const std::uintptr_t bytes = std::uintptr_t(v.operand_alignment) * sizeof(float);
   std::string pointers;
-  for (const auto& [name, address] : {std::pair{"A", o.a}, std::pair{"B", o.b}, std::pair{"C", o.c}})
+  for (const auto& [name, address] : {std::pair{"A", o.a}, std::pair{"B", o.b}})
     if (address % bytes != 0) pointers += (pointers.empty() ? "" : ", ") + std::string(name);
   if (pointers.empty()) return {};
-  return "needs A, B and C aligned to " + std::to_string(bytes) + " bytes" + why(v) +
+  return "needs A and B aligned to " + std::to_string(bytes) + " bytes" + why(v) +
          "; not aligned: " + pointers;
 }
 
@@ -73,9 +74,7 @@ std::string shape_violation(const VariantInfo& v, std::int64_t m, std::int64_t n
   if (v.operand_alignment <= 1) return {};
   // The dense operands' leading dimensions in the variant's layout (include/occtune/layout.hpp).
   const bool ta = transposes_a(v.layout), tb = transposes_b(v.layout);
-  const auto bad = misaligned(v, {{ta ? "M" : "K", ta ? m : k},
-                                  {tb ? "K" : "N", tb ? k : n},
-                                  {"N", n}});
+  const auto bad = misaligned(v, {{ta ? "M" : "K", ta ? m : k}, {tb ? "K" : "N", tb ? k : n}});
   return bad.empty() ? std::string() : alignment_message(v, bad);
 }
 

@@ -36,8 +36,9 @@ struct VariantInfo {
   // every compiled architecture; else the one compute capability it has code for (90: code
   // built for sm_90a runs on compute capability 9.0 only, not on later ones).
   int required_compute_capability = 0;
-  // Leading dimensions (elements) must be multiples of this and A, B, C addresses aligned to
-  // this many floats; 1: any.
+  // A's and B's leading dimensions (elements) must be multiples of this and their addresses
+  // aligned to this many floats; 1: any. C is never constrained: the variants that set this
+  // store to any ldc and C address (kernels/tma.cuh).
   int operand_alignment = 1;
   std::string requirement;  // what needs the rules above, for their messages: "TMA"
 

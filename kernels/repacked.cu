@@ -108,12 +108,16 @@ BuiltinFamily repacked_builtin(const std::vector<Entry>& registered) {
     g.dynamic_smem = inner->info.dynamic_smem;
     g.workspace_bytes = workspace[i];
     g.launch = launch[i];
+    // Where the inner variant's code runs, it runs wrapped; its operand rule is met by the
+    // copies (A and B aligned, leading dimensions multiples of 4; C is any).
+    g.required_compute_capability = inner->info.required_compute_capability;
+    g.requirement = inner->info.requirement;
     configs.push_back(std::move(g));
   }
   return gemm_family("repacked",
                      "misaligned fast path: copies operands whose K or leading dimension is not a "
                      "multiple of 4 (or whose base is misaligned) into an aligned, zero-padded "
-                     "workspace, then runs a float4 tile variant on the copies",
+                     "workspace, then runs a float4 tile (or, on sm_90, a tma) variant on the copies",
                      BlockRule::kFixed, std::move(configs));
 }
 

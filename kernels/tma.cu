@@ -22,7 +22,7 @@ VariantInfo tma_rule() {
   VariantInfo v;
   v.layout = Layout::kNN;
   v.required_compute_capability = 90;  // TMA, mbarrier transaction counts, setmaxnreg
-  v.operand_alignment = 4;        // TMA: 16-byte global strides and addresses; float4 stores
+  v.operand_alignment = 4;  // TMA: 16-byte global strides and addresses of A and B (C: any)
   v.requirement = "TMA";
   return v;
 }

@@ -351,14 +351,16 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
 }
 
 // A consumer thread's tile: accumulator row i to C row m0 + am + (i / 4) * kLanesM * 4 + i % 4,
-// columns in float4 groups n0 + bn + j * kLanesN * 4. Rows past M are not stored; a group
-// wholly inside N is one float4 (ldc % 4 == 0 and a 16-byte aligned C, kernels/applicability.hpp),
-// one crossing N (N % 4 != 0 with a padded ldc) is stored element by element up to N, never into
-// C's padding. C = alpha * acc + beta * C, C read only when beta != 0 (as scale_output,
-// kernels/gemm_entry.cuh).
+// columns in float4 groups n0 + bn + j * kLanesN * 4. Rows past M are not stored. A group wholly
+// inside N is one float4 store where C allows it (a 16-byte aligned C and ldc % 4 == 0); else,
+// and for a group crossing N, it is stored element by element up to N, never into C's padding:
+// any ldc and C address are accepted, so the repacked family can run this kernel on copies of
+// misaligned A and B with the caller's C (kernels/repacked.cuh). C = alpha * acc + beta * C, C
+// read only when beta != 0 (as scale_output, kernels/gemm_entry.cuh).
 template <class C>
 __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], const GemmArgs& p,
                                            int m0, int n0, int am, int bn) {
+  const bool vec = p.ldc % 4 == 0 && (reinterpret_cast<std::uintptr_t>(p.c) & 15u) == 0;
 #pragma unroll
   for (int i = 0; i < C::TM; ++i) {
     const int row = m0 + am + (i / 4) * C::kLanesM * 4 + i % 4;
@@ -368,7 +370,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
     for (int j = 0; j < C::TN / 4; ++j) {
       const int col = n0 + bn + j * C::kLanesN * 4;
       if (col >= p.n) continue;
-      if (col + 4 <= p.n) {
+      if (vec && col + 4 <= p.n) {
         float4* out = reinterpret_cast<float4*>(crow + col);
         float4 v = make_float4(p.alpha * acc[i][4 * j], p.alpha * acc[i][4 * j + 1],
                                p.alpha * acc[i][4 * j + 2], p.alpha * acc[i][4 * j + 3]);
@@ -380,7 +382,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
         *out = v;
       } else {
 #pragma unroll
-        for (int e = 0; e < 3; ++e)  // constant indices: acc stays in registers
+        for (int e = 0; e < 4; ++e)  // constant indices: acc stays in registers
           if (col + e < p.n)
             crow[col + e] = scale_output(acc[i][4 * j + e], crow + col + e, p.alpha, p.beta);
       }
@@ -392,8 +394,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
 
 // C (M x N, ldc) = alpha * A (M x K, map_a) * B (K x N, map_b) + beta * C. Edges in M, N and K
 // come zero-filled from TMA, so the main loop has no edge code; stores are clipped. Needs
-// lda, ldb, ldc multiples of 4 and 16-byte aligned operands (kernels/tma.cu refuses the rest);
-// M, N and K are any.
+// lda and ldb multiples of 4 and 16-byte aligned A and B (kernels/tma.cu refuses the rest); M,
+// N, K, ldc and C's address are any.
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     tma_entry(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,

@@ -70,7 +70,8 @@ namespace {
 std::string inner_family(const std::string& symbol) {
   for (auto [spelling, family] : {std::pair{"RegBlocked<", "regblocked"},
                                   std::pair{"SplitK<", "splitk"}, std::pair{"StreamK<", "streamk"},
-                                  std::pair{"Pipelined<", "pipelined"}})
+                                  std::pair{"Pipelined<", "pipelined"},
+                                  std::pair{"TmaGemm<", "tma"}})
     if (symbol.find(spelling) != std::string::npos) return family;
   return "repacked";
 }

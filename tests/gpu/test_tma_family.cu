@@ -1,7 +1,8 @@
 // The "tma" family on an sm_90 device (issue #18): every configuration against cuBLAS on odd
 // shapes TMA can address, on a NaN-poisoned C with random inputs, by relative Frobenius error
-// and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; and the launch
-// refusing operands the applicability rule rules out (kernels/applicability.hpp). Skips
+// and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; any C; the launch
+// refusing operands the applicability rule rules out (kernels/applicability.hpp); and the
+// repacked variants over tma configurations on misaligned shapes. Skips
 // without a GPU or on a device that is not sm_90.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
@@ -137,7 +138,13 @@ void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
   const std::string what = v.symbol + " at " + p.name() + " alpha " + std::to_string(p.alpha) +
                            " beta " + std::to_string(p.beta);
   p.reset_c();
-  ASSERT_EQ(kernels::launch_variant(v, p.args(p.c.p), nullptr), cudaSuccess) << what;
+  kernels::GemmArgs g = p.args(p.c.p);
+  // The variant's workspace (the repacked copies), NaN as while tuning.
+  DeviceFloats workspace((v.workspace(p.m, p.n, p.k) + sizeof(float) - 1) / sizeof(float));
+  workspace.poison();
+  g.workspace = workspace.p;
+  g.workspace_bytes = workspace.count * sizeof(float);
+  ASSERT_EQ(kernels::launch_variant(v, g, nullptr), cudaSuccess) << what;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
   EXPECT_LE(relative_frobenius(p.c.download(), p.ref.download()), 1e-5) << what;
   cuda::ElementChecker checker;
@@ -177,11 +184,13 @@ TEST(TmaFamily, AlphaAndBetaFollowBlas) {
     }
 }
 
-// Padded leading dimensions that are multiples of 4 around M, N and K that are not: TMA never
-// reads the padding (NaN here), and the epilogue writes no element of C's padding.
+// Padded leading dimensions of A and B that are multiples of 4 around M, N and K that are not:
+// TMA never reads the padding (NaN here). C takes any leading dimension and address (the
+// epilogue stores element by element where float4 stores cannot go) and the epilogue writes no
+// element of C's padding.
 TEST(TmaFamily, PaddedOperandsWithOddShapesMatchCublasAndLeavePaddingAlone) {
   OCCTUNE_REQUIRE_SM90();
-  const int m = 33, n = 30, k = 37, lda = 40, ldb = 32, ldc = 32;
+  const int m = 33, n = 30, k = 37, lda = 40, ldb = 32;
   auto padded = [](int rows, int cols, int ld, unsigned seed) {
     std::vector<float> h(std::size_t(rows) * ld, NAN);
     const auto v = uniform(std::size_t(rows) * cols, seed);
@@ -189,34 +198,43 @@ TEST(TmaFamily, PaddedOperandsWithOddShapesMatchCublasAndLeavePaddingAlone) {
       for (int c = 0; c < cols; ++c) h[std::size_t(r) * ld + c] = v[std::size_t(r) * cols + c];
     return h;
   };
-  DeviceFloats a(std::size_t(m) * lda), b(std::size_t(k) * ldb), c(std::size_t(m) * ldc),
-      ref(std::size_t(m) * ldc);
+  DeviceFloats a(std::size_t(m) * lda), b(std::size_t(k) * ldb);
   a.upload(padded(m, k, lda, 1));
   b.upload(padded(k, n, ldb, 2));
-  kernels::GemmArgs g{a.p, b.p, ref.p, m, n, k, lda, ldb, ldc};
-  ref.upload(std::vector<float>(ref.count, 0.0f));
-  cublas_gemm(g, 1.0f, 0.0f, ref.p);
-  const auto want = ref.download();
-  g.c = c.p;
-  for (const kernels::VariantInfo* v : tma_variants()) {
-    ASSERT_TRUE(test_support::runs_here(*v, g)) << v->symbol;
-    c.poison();
-    ASSERT_EQ(kernels::launch_variant(*v, g, nullptr), cudaSuccess) << v->symbol;
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->symbol;
-    const auto got = c.download();
-    double diff = 0, norm = 0;
-    for (int r = 0; r < m; ++r)
-      for (int col = 0; col < ldc; ++col) {
-        const float x = got[std::size_t(r) * ldc + col];
-        if (col >= n) {
-          EXPECT_TRUE(std::isnan(x)) << v->symbol << " wrote C's padding at " << r << "," << col;
-          continue;
+  // {ldc, floats C starts past a 256-byte boundary}: aligned, odd ldc, misaligned base, both.
+  for (const auto& [ldc, offset] : {std::pair{32, 0}, std::pair{35, 0}, std::pair{32, 1},
+                                   std::pair{33, 3}}) {
+    DeviceFloats c(std::size_t(m) * ldc + 4), ref(std::size_t(m) * ldc);
+    kernels::GemmArgs g{a.p, b.p, ref.p, m, n, k, lda, ldb, ldc};
+    ref.upload(std::vector<float>(ref.count, 0.0f));
+    cublas_gemm(g, 1.0f, 0.0f, ref.p);
+    const auto want = ref.download();
+    g.c = c.p + offset;
+    for (const kernels::VariantInfo* v : tma_variants()) {
+      const std::string what = v->symbol + " ldc " + std::to_string(ldc) + " C + " +
+                               std::to_string(offset);
+      ASSERT_TRUE(test_support::runs_here(*v, g)) << what;
+      c.poison();
+      ASSERT_EQ(kernels::launch_variant(*v, g, nullptr), cudaSuccess) << what;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+      const auto all = c.download();
+      for (int i = 0; i < offset; ++i)
+        EXPECT_TRUE(std::isnan(all[std::size_t(i)])) << what << " wrote before C";
+      const float* got = all.data() + offset;
+      double diff = 0, norm = 0;
+      for (int r = 0; r < m; ++r)
+        for (int col = 0; col < ldc; ++col) {
+          const float x = got[std::size_t(r) * ldc + col];
+          if (col >= n) {
+            EXPECT_TRUE(std::isnan(x)) << what << " wrote C's padding at " << r << "," << col;
+            continue;
+          }
+          const double d = double(x) - want[std::size_t(r) * ldc + col];
+          diff += d * d;
+          norm += double(want[std::size_t(r) * ldc + col]) * want[std::size_t(r) * ldc + col];
         }
-        const double d = double(x) - want[std::size_t(r) * ldc + col];
-        diff += d * d;
-        norm += double(want[std::size_t(r) * ldc + col]) * want[std::size_t(r) * ldc + col];
-      }
-    EXPECT_LE(std::isnan(diff) ? INFINITY : std::sqrt(diff / norm), 1e-5) << v->symbol;
+      EXPECT_LE(std::isnan(diff) ? INFINITY : std::sqrt(diff / norm), 1e-5) << what;
+    }
   }
 }
 
@@ -240,10 +258,9 @@ TEST(TmaFamily, OperandsTmaCannotAddressAreRefused) {
     g.ldb = 62;
     g.ldc = 62;
   });
-  with("ldc = 66", [](kernels::GemmArgs& g) { g.ldc = 66; });
+  with("ldb = 66", [](kernels::GemmArgs& g) { g.ldb = 66; });
   with("A + 1", [&](kernels::GemmArgs& g) { g.a = a.p + 1; });
   with("B + 2", [&](kernels::GemmArgs& g) { g.b = b.p + 2; });
-  with("C + 3", [&](kernels::GemmArgs& g) { g.c = c.p + 3; });
   for (const kernels::VariantInfo* v : tma_variants()) {
     ASSERT_TRUE(test_support::runs_here(*v, good)) << v->symbol;
     for (const auto& [what, g] : bad) {
@@ -255,6 +272,28 @@ TEST(TmaFamily, OperandsTmaCannotAddressAreRefused) {
   }
   // Nothing ran: C is still the poison everywhere.
   for (float x : c.download()) ASSERT_TRUE(std::isnan(x));
+}
+
+// The repacked variants over tma configurations (kernels/repacked.cuh) on shapes TMA cannot
+// address: K, N and C's leading dimension not multiples of 4, tiny and mid-size, alpha/beta.
+// The copies land in a NaN-poisoned workspace; C is the caller's, misaligned rows and all.
+TEST(TmaFamily, RepackedTmaMatchesCublasOnMisalignedShapes) {
+  OCCTUNE_REQUIRE_SM90();
+  std::vector<const kernels::VariantInfo*> repacked;
+  for (const kernels::VariantInfo* v : kernels::all_variants_of("repacked"))
+    if (v->symbol.find("TmaGemm<") != std::string::npos) repacked.push_back(v);
+  ASSERT_GE(repacked.size(), 1u);
+  const int shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {1025, 1025, 1025}, {698, 2077, 461},
+                           {130, 1000, 4097}};
+  for (const auto& s : shapes)
+    for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{0.75f, -1.5f}}) {
+      TmaProblem p(s[0], s[1], s[2], alpha, beta);
+      for (const kernels::VariantInfo* v : repacked) {
+        EXPECT_EQ(v->required_compute_capability, 90) << v->symbol;
+        ASSERT_TRUE(test_support::runs_here(*v, p.args(p.c.p))) << v->symbol << " " << p.name();
+        expect_matches(*v, p);
+      }
+    }
 }
 
 }  // namespace

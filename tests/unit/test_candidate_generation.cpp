@@ -230,7 +230,7 @@ TEST(CandidateGeneration, TmaIsRejectedWhereTheDenseOperandsAreMisaligned) {
 }
 
 TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
-  int tma = 0;
+  int tma = 0, repacked_tma = 0;
   for (const kernels::VariantInfo& v : kernels::variants()) {
     if (v.family == "tma") {
       ++tma;
@@ -238,6 +238,15 @@ TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
       EXPECT_EQ(v.operand_alignment, 4) << v.symbol;
       EXPECT_EQ(v.layout, Layout::kNN) << v.symbol;
       EXPECT_EQ(v.block_x * v.block_y, 384) << v.symbol;
+    } else if (v.symbol.find("TmaGemm<") != std::string::npos) {
+      // Repacked over tma: the architecture rule carries over; the copies meet the operand rule.
+      ++repacked_tma;
+      EXPECT_EQ(v.family, "repacked") << v.symbol;
+      EXPECT_EQ(v.required_compute_capability, 90) << v.symbol;
+      EXPECT_EQ(kernels::arch_violation(v, 80), "needs sm_90 (TMA); the device is sm_80")
+          << v.symbol;
+      EXPECT_EQ(v.operand_alignment, 1) << v.symbol;
+      EXPECT_EQ(kernels::operand_violation(v, {1001, 3, 7, 1, 2, 3}), "") << v.symbol;
     } else {
       // Every other variant runs anywhere: no problem violates 0 and 1.
       EXPECT_EQ(v.required_compute_capability, 0) << v.symbol;
@@ -247,16 +256,19 @@ TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
     }
   }
   EXPECT_EQ(tma, 3);
+  EXPECT_EQ(repacked_tma, 2);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {
   const kernels::VariantInfo* v = kernels::variants_of("tma").front();
   const std::uintptr_t base = 0x10000;
   EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 128, base, base + 16, base + 256}), "");
-  EXPECT_EQ(kernels::operand_violation(*v, {63, 128, 130, base, base, base}),
-            "needs lda and ldc multiples of 4 (TMA strides); here lda = 63 and ldc = 130");
-  EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 128, base + 4, base, base + 8}),
-            "needs A, B and C aligned to 16 bytes (TMA); not aligned: A, C");
+  EXPECT_EQ(kernels::operand_violation(*v, {63, 130, 128, base, base, base}),
+            "needs lda and ldb multiples of 4 (TMA strides); here lda = 63 and ldb = 130");
+  EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 128, base + 4, base + 8, base}),
+            "needs A and B aligned to 16 bytes (TMA); not aligned: A, B");
+  // C is the epilogue's, which stores to any leading dimension and address (kernels/tma.cuh).
+  EXPECT_EQ(kernels::operand_violation(*v, {64, 128, 131, base, base, base + 4}), "");
   EXPECT_EQ(kernels::arch_violation(*v, 90), "");
   // sm_90a code runs on compute capability 9.0 alone.
   EXPECT_EQ(kernels::arch_violation(*v, 100), "needs sm_90 (TMA); the device is sm_100");

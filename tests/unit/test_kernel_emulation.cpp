@@ -516,7 +516,7 @@ const std::vector<Case>& cases() {
 #undef OCCTUNE_CASE
 #define OCCTUNE_CASE(...)                                                   \
   out.push_back({repacked_symbol(without_spaces(#__VA_ARGS__)), &check_repacked<__VA_ARGS__>});
-    OCCTUNE_REPACKED_VARIANTS(OCCTUNE_CASE)
+    OCCTUNE_REPACKED_TILE_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
     // The textbook kernels with dynamic shared memory, in every layout (TiledStatic runs the
     // same body from static shared memory, which the emulator cannot share between fibers).
