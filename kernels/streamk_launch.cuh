@@ -15,7 +15,8 @@
 namespace occtune::kernels::streamk {
 
 inline constexpr int kFixupThreads = 256;
-inline constexpr int kMaxDevices = 64;  // devices with a cached grid; beyond them it is asked each time
+// Devices with a cached grid; beyond them the device is asked each time.
+inline constexpr int kMaxDevices = 64;
 
 // A persistent kernel as the occupancy API is asked about it, with the blocks per SM it wants.
 struct Persistent {

@@ -475,13 +475,13 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 
 // Stream-K over configuration G (issue #18): a persistent grid of plan.blocks blocks, block g
 // walking the iterations (tile x BK slab) StreamKPlan gives it: its data-parallel tiles, then its
-// stream-K range, in segments of one tile each. Producers and consumers walk the same sequence
-// with one running slab count, so the mbarrier parities go on across segments and the producers
-// fetch the next segment's slabs while the consumers store the last one's: the pipeline never
-// drains between tiles. A segment that is a whole tile goes to C through store_tile; the raw sums
-// of a part of a split tile go to its workspace slot, which the fix-up kernel adds in block
-// order. SK 1: the data-parallel hybrid (whole waves data-parallel, the last full and the partial
-// one streamed); SK 2: every tile streamed.
+// stream-K range, in segments (runs of slabs within one tile). Producers and consumers walk the
+// same sequence with one running slab count, so the mbarrier parities go on across segments and
+// the producers fetch the next segment's slabs while the consumers store the last one's: the
+// pipeline never drains between tiles. A segment that is a whole tile goes to C through
+// store_tile; the raw sums of a part of a split tile go to its workspace slot, which the fix-up
+// kernel adds in block order. SK 1: the data-parallel hybrid (whole waves data-parallel, the
+// last full and the partial one streamed); SK 2: every tile streamed.
 template <class G, int SK>
 struct TmaStreamK : G {
   static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
