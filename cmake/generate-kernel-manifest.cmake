@@ -1,7 +1,8 @@
 # Script mode: reads every <object>.ptxas under OBJECT_DIRS ("|"-separated: the kernel library's
 cmake_policy(SET CMP0007 NEW)
 set(old "")
-# object directories), demangles the gemm_entry<Variant> and tma_entry<Variant> kernels with
+# object directories), demangles the gemm_entry<Variant>, tma_entry<Variant> and
+# tma_streamk_entry<Variant> kernels with
 # c++filt and writes OUTPUT (C++). The build id hashes the kernel sources, the architectures,
 # flags and compiler, and the resource report itself (so codegen changes count).
 string(REPLACE "|" ";" object_dirs "${OBJECT_DIRS}")
@@ -51,8 +52,9 @@ if(mangled_names)
     list(FIND mangled_names "${mangled}" index)
     list(GET demangled ${index} pretty)
     # "void occtune::kernels::gemm_entry<occtune::kernels::TiledDynamic<16> >(...)"; the TMA
-    # family's own entry (kernels/tma.cuh) takes tensor maps: "tma_entry<...TmaGemm<...> >(...)".
-    if(NOT pretty MATCHES "(gemm_entry|tma_entry)<(.*)>\\(")
+    # family's own entries (kernels/tma.cuh) take tensor maps: "tma_entry<...TmaGemm<...> >(...)",
+    # "tma_streamk_entry<...TmaStreamK<...TmaGemm<...>, 1> >(...)".
+    if(NOT pretty MATCHES "(gemm_entry|tma_streamk_entry|tma_entry)<(.*)>\\(")
       continue()
     endif()
     set(symbol "${CMAKE_MATCH_2}")

@@ -1,56 +1,21 @@
 // The "streamk" family (kernels/streamk.cuh) for the registry, with its own launch: the persistent
 // blocks (a grid sized from the device, not from the tiles), then, when some tile was split,
 // the fix-up kernel that adds the partial sums in block order, both on the caller's stream.
-#include <algorithm>
-#include <atomic>
 #include <string>
 
-#include "kernels/tile_registration.cuh"
 #include "kernels/streamk.cuh"
+#include "kernels/streamk_launch.cuh"
+#include "kernels/tile_registration.cuh"
 
 namespace occtune::kernels {
 namespace {
 
-constexpr int kFixupThreads = 256;
-constexpr int kMaxDevices = 64;  // devices with a cached grid; beyond them it is asked each time
-
-template <class Variant>
-__global__ void __launch_bounds__(kFixupThreads) streamk_fixup(GemmArgs args, int blocks) {
-  const StreamKPlan plan = Variant::make_plan(args.m, args.n, args.k, blocks);
-  Variant::fixup(args, plan, (long long)blockIdx.x, int(threadIdx.x), kFixupThreads);
-}
-
-// The blocks the variant keeps resident on the current device at once: its blocks per SM,
-// capped by the Occupancy API's answer, times the SM count. The launch information of the
-// registry carries the tile grid only, so this asks the device, once per device (the answer
-// cannot change while the process lives). 0 when there is no device or no answer.
+// The blocks the variant keeps resident on the current device (kernels/streamk_launch.cuh).
 template <class Variant>
 int resident_blocks() {
-  static std::atomic<int> cached[kMaxDevices];
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const bool cacheable = device >= 0 && device < kMaxDevices;
-  if (cacheable)
-    if (const int blocks = cached[device].load(std::memory_order_relaxed)) return blocks;
-  int sms = 0, per_sm = 0;
-  const void* kernel = reinterpret_cast<const void*>(&gemm_entry<Variant>);
-  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess && Variant::kSmemBytes > 48 * 1024)
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(Variant::kSmemBytes));
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Variant::kMaxThreads,
-                                                        Variant::kSmemBytes);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const int blocks = std::min(per_sm, Variant::kBlocksPerSm) * sms;
-  if (cacheable) cached[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
+  return streamk::resident_blocks<Variant>({reinterpret_cast<const void*>(&gemm_entry<Variant>),
+                                            Variant::kMaxThreads, Variant::kSmemBytes,
+                                            Variant::kBlocksPerSm});
 }
 
 template <class Variant>
@@ -81,9 +46,7 @@ cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block,
   if (need > 0 && (!args.workspace || args.workspace_bytes < need)) return cudaErrorInvalidValue;
   gemm_entry<Variant><<<unsigned(plan.blocks), block, smem, stream>>>(args);
   if (auto err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
-  streamk_fixup<Variant>
-      <<<unsigned(plan.sk_tiles()), kFixupThreads, 0, stream>>>(args, plan.blocks);
-  return cudaGetLastError();
+  return streamk::launch_fixup<Variant>(args, plan, stream);
 }
 
 template <class Variant>

@@ -7,6 +7,7 @@
 // last full wave plus the partial one is streamed. Plan arithmetic: kernels/streamk_plan.cuh.
 #pragma once
 
+#include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
 #include "kernels/tile_core.cuh"
 
@@ -91,41 +92,14 @@ struct StreamKIn {
     }
   }
 
-  // The fix-up of stream-K tile s by `threads` threads (this one is `thread`): when the tile is
-  // split, C = alpha * (its partials summed in block order) + beta * C, float4 where C and the
-  // workspace allow; a tile one block computed is already in C.
+  // The fix-up of stream-K tile s by `threads` threads (this one is `thread`) when it is split
+  // (kernels/streamk_fixup.cuh); a tile one block computed is already in C.
   __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, long long s,
                                int thread, int threads) {
     if (!plan.split(s)) return;
     int m0, n0;
     Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, m0, n0);
-    const int g0 = plan.owner(s * plan.iters), g1 = plan.owner((s + 1) * plan.iters - 1);
-    const bool vec = tile::aligned16(p.c) && p.ldc % 4 == 0 && tile::aligned16(p.workspace);
-    const std::size_t kSlot = std::size_t(BM) * std::size_t(BN);
-    for (int i = thread; i < BM * BN / 4; i += threads) {
-      const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
-      const int row = m0 + r, col = n0 + c;
-      if (row >= p.m || col >= p.n) continue;
-      const float* w = p.workspace + std::size_t(r) * BN + c;
-      float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
-      if (vec && col + 3 < p.n) {
-        float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
-        for (int g = g0 + 1; g <= g1; ++g) {
-          const float4 v = tile::load4(w + std::size_t(plan.slot(g, s)) * kSlot);
-          sum.x += v.x;
-          sum.y += v.y;
-          sum.z += v.z;
-          sum.w += v.w;
-        }
-        tile::store4(out, Tile::scale4(sum, out, p.alpha, p.beta));
-        continue;
-      }
-      for (int q = 0; q < 4 && col + q < p.n; ++q) {
-        float sum = w[std::size_t(plan.slot(g0, s)) * kSlot + q];
-        for (int g = g0 + 1; g <= g1; ++g) sum += w[std::size_t(plan.slot(g, s)) * kSlot + q];
-        out[q] = scale_output(sum, out + q, p.alpha, p.beta);
-      }
-    }
+    fixup_split_tile<BM, BN>(p, plan, s, m0, n0, thread, threads);
   }
 };
 

@@ -68,10 +68,16 @@ struct StreamKPlan {
   // without keeping a whole plan alive across its main loop. Its slot agrees with slot().
   __host__ __device__ static StreamKSegment next(long long iters, long long dp_tiles, int g,
                                                  long long it, long long end) {
-    const long long s = it / iters, first = s * iters;
+    const long long s = it / iters;
+    return next_in(iters, dp_tiles, g, s, it - s * iters, end);
+  }
+  // The same from iteration j of stream-K tile s.
+  __host__ __device__ static StreamKSegment next_in(long long iters, long long dp_tiles, int g,
+                                                    long long s, long long j, long long end) {
+    const long long first = s * iters;
     const long long stop = end < first + iters ? end : first + iters;
-    const bool whole = it == first && stop == first + iters;
-    return {dp_tiles + s, it - first, stop - first, whole ? -1 : it > first ? 2 * g - 1 : 2 * g};
+    const bool whole = j == 0 && stop == first + iters;
+    return {dp_tiles + s, j, stop - first, whole ? -1 : j > 0 ? 2 * g - 1 : 2 * g};
   }
 
   // Workspace slot of block g's partial sums of stream-K tile s: 2g - 1 for the segment its
@@ -89,6 +95,44 @@ struct StreamKPlan {
     return owner(s * iters) != owner((s + 1) * iters - 1);
   }
   __host__ __device__ long long sk_tiles() const { return tiles - dp_tiles; }
+
+  // Block g's walk one iteration at a time, for a kernel whose pipeline runs on across
+  // segments (the tma family, kernels/tma.cuh): its data-parallel tiles g, g + blocks, ...
+  // whole, then its stream-K range [begin(g), begin(g + 1)), the same segments in the same order
+  // as next() cuts them. Two ints, moved on without a division: where the stream-K range starts
+  // (one division) is worked out once and passed in, so that a warpgroup with few registers can
+  // keep a cursor.
+  struct Cursor {
+    int tile, j;  // iteration j of tile `tile` (over all tiles)
+  };
+  // Iterations in block g's walk.
+  __host__ __device__ long long steps(int g) const {
+    const long long dp = g < dp_tiles ? (dp_tiles - g + blocks - 1) / blocks : 0;
+    return dp * iters + begin(g + 1) - begin(g);
+  }
+  // Where block g's stream-K range starts.
+  __host__ __device__ Cursor streamed(int g) const {
+    const long long it = begin(g);
+    return {int(dp_tiles + it / iters), int(it % iters)};
+  }
+  // The walk's first iteration; `streamed` is streamed(g).
+  __host__ __device__ Cursor first(int g, Cursor streamed) const {
+    return g < dp_tiles ? Cursor{g, 0} : streamed;
+  }
+  // By n iterations, at most to the end of the cursor's tile.
+  __host__ __device__ void advance(Cursor& c, int n, Cursor streamed) const {
+    c.j += n;
+    if (c.j < iters) return;
+    if (c.tile >= dp_tiles)
+      c = {c.tile + 1, 0};
+    else
+      c = c.tile + blocks < dp_tiles ? Cursor{c.tile + blocks, 0} : streamed;
+  }
+  // The segment that starts at the cursor (a segment's first iteration).
+  __host__ __device__ StreamKSegment segment(const Cursor& c, int g) const {
+    if (c.tile < dp_tiles) return {c.tile, 0, iters, -1};
+    return next_in(iters, dp_tiles, g, c.tile - dp_tiles, c.j, begin(g + 1));
+  }
 
   // Floats of workspace the launch needs: a slot of bm x bn per possible partial, or none when
   // no tile is split.

@@ -61,6 +61,14 @@ __device__ __forceinline__ void store4(float* p, float4 v) {
 #endif
 }
 
+// alpha * v + beta * c for a float4 group, c read only when beta != 0.
+__device__ __forceinline__ float4 scale4(float4 v, const float* c, float alpha, float beta) {
+  if (beta == 0.0f) return make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+  const float4 old = load4(c);
+  return make_float4(fmaf(beta, old.x, alpha * v.x), fmaf(beta, old.y, alpha * v.y),
+                     fmaf(beta, old.z, alpha * v.z), fmaf(beta, old.w, alpha * v.w));
+}
+
 // N consecutive floats of a register fragment from shared memory, as one vector access.
 template <int N>
 __device__ __forceinline__ void load_fragment(const float* p, float* out) {
@@ -243,12 +251,8 @@ struct BlockTile {
     }
   }
 
-  // alpha * v + beta * c for a float4 group, c read only when beta != 0.
   __device__ static float4 scale4(float4 v, const float* c, float alpha, float beta) {
-    if (beta == 0.0f) return make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
-    const float4 old = load4(c);
-    return make_float4(fmaf(beta, old.x, alpha * v.x), fmaf(beta, old.y, alpha * v.y),
-                       fmaf(beta, old.z, alpha * v.z), fmaf(beta, old.w, alpha * v.w));
+    return tile::scale4(v, c, alpha, beta);
   }
 
   // Writes the thread's tile to c (row-major, leading dimension ldc) at block origin (m0, n0),

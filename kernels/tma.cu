@@ -1,6 +1,7 @@
 // The "tma" family (kernels/tma.cuh) for the registry: its configurations, the tensor maps of a
-// launch's A and B, and its launch, which refuses what the applicability rule rules out
-// (kernels/applicability.hpp). Compiled for sm_90a only (kernels/CMakeLists.txt).
+// launch's A and B, and its launches (data-parallel, and stream-K's persistent grid with its
+// fix-up), which refuse what the applicability rule rules out (kernels/applicability.hpp).
+// Compiled for sm_90a only (kernels/CMakeLists.txt).
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "kernels/applicability.hpp"
 #include "kernels/gemm_family.cuh"
+#include "kernels/streamk_launch.cuh"
 #include "kernels/tma.cuh"
 
 namespace occtune::kernels {
@@ -99,6 +101,15 @@ bool maps_for(const GemmArgs& p, CUtensorMap& a, CUtensorMap& b) {
   return true;
 }
 
+// The kernel of configuration C: tma_entry, or tma_streamk_entry for a TmaStreamK.
+template <class C>
+const void* entry_of() {
+  if constexpr (C::kStreamK != 0)
+    return reinterpret_cast<const void*>(&tma_streamk_entry<C>);
+  else
+    return reinterpret_cast<const void*>(&tma_entry<C>);
+}
+
 // Opts the kernel in to its shared memory on the current device, once per device.
 template <class C>
 cudaError_t opt_in_smem() {
@@ -108,25 +119,65 @@ cudaError_t opt_in_smem() {
   const bool cacheable = device >= 0 && device < kMaxDevices;
   if (cacheable && done[device].load(std::memory_order_acquire)) return cudaSuccess;
   const cudaError_t err = cudaFuncSetAttribute(
-      tma_entry<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::kSmemBytes));
+      entry_of<C>(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::kSmemBytes));
   if (err == cudaSuccess && cacheable) done[device].store(true, std::memory_order_release);
   return err;
+}
+
+// What the rule rules out, refused like a bad launch configuration before anything runs.
+bool refused(const GemmArgs& p) {
+  const OperandLayout operands{p.lda, p.ldb, p.ldc, reinterpret_cast<std::uintptr_t>(p.a),
+                               reinterpret_cast<std::uintptr_t>(p.b),
+                               reinterpret_cast<std::uintptr_t>(p.c)};
+  return p.m < 1 || p.n < 1 || p.k < 0 || !operand_violation(rule(), operands).empty();
 }
 
 template <class C>
 cudaError_t launch_tma(const GemmArgs& p, dim3 grid, dim3 block, size_t smem,
                        cudaStream_t stream) {
-  // What the rule rules out is refused like a bad launch configuration, before anything runs.
-  const OperandLayout operands{p.lda, p.ldb, p.ldc, reinterpret_cast<std::uintptr_t>(p.a),
-                               reinterpret_cast<std::uintptr_t>(p.b),
-                               reinterpret_cast<std::uintptr_t>(p.c)};
-  if (p.m < 1 || p.n < 1 || p.k < 0 || !operand_violation(rule(), operands).empty())
-    return cudaErrorInvalidValue;
+  if (refused(p)) return cudaErrorInvalidValue;
   if (const cudaError_t err = opt_in_smem<C>(); err != cudaSuccess) return err;
   CUtensorMap a{}, b{};  // with K = 0 the kernel never reads them (no slab to copy)
   if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
   tma_entry<C><<<grid, block, smem, stream>>>(a, b, p);
   return cudaGetLastError();
+}
+
+// Stream-K: the persistent blocks the device keeps resident (one per SM: 1 block per SM is all
+// the shared memory allows), never more than there are iterations (StreamKPlan::grid), and the
+// plan of the shape on that grid; 0 blocks when there is no device answer.
+template <class C>
+StreamKPlan streamk_plan(int m, int n, int k) {
+  const int resident = streamk::resident_blocks<C>({entry_of<C>(), C::kThreads, C::kSmemBytes, 1});
+  if (resident <= 0) return StreamKPlan{};
+  return C::make_plan(m, n, k, StreamKPlan::grid(m, n, k, C::BM, C::BN, C::BK, resident));
+}
+
+// Partial-sum slots of the shape on the current device (0 when no tile is split there).
+template <class C>
+std::size_t streamk_workspace(int m, int n, int k) {
+  const StreamKPlan plan = streamk_plan<C>(m, n, k);
+  if (plan.tiles == 0) return 0;
+  return std::size_t(plan.workspace_floats(C::BM, C::BN)) * sizeof(float);
+}
+
+template <class C>
+cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block, size_t smem,
+                               cudaStream_t stream) {
+  if (refused(p)) return cudaErrorInvalidValue;
+  const StreamKPlan plan = streamk_plan<C>(p.m, p.n, p.k);
+  if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
+  const std::size_t need = std::size_t(plan.workspace_floats(C::BM, C::BN)) * sizeof(float);
+  // Without its workspace (float4 stores: 16-byte aligned) the variant cannot run.
+  if (need > 0 && (!p.workspace || p.workspace_bytes < need ||
+                   reinterpret_cast<std::uintptr_t>(p.workspace) % 16 != 0))
+    return cudaErrorInvalidValue;
+  if (const cudaError_t err = opt_in_smem<C>(); err != cudaSuccess) return err;
+  CUtensorMap a{}, b{};
+  if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
+  tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
+  return streamk::launch_fixup<C>(p, plan, stream);
 }
 
 // The symbol is the trait type as written, spaces dropped: how the manifest names tma_entry<C>
@@ -139,14 +190,20 @@ GemmConfig tma_config(std::string spelled) {
                      {"tm", C::TM},        {"tn", C::TN},         {"wm", C::WM},
                      {"wn", C::WN},        {"stages", C::S},      {"fbuf", C::FB},
                      {"consumer_regs", C::RC}};
-  g.config.function = reinterpret_cast<const void*>(&tma_entry<C>);
+  g.config.function = entry_of<C>();
   g.config.block = {C::kThreads, 1};
   g.config.symbol = std::move(spelled);
   g.config.mode = layout_name(Layout::kNN);
   g.tile_m = C::BM;
   g.tile_n = C::BN;
   g.dynamic_smem = C::kSmemBytes;
-  g.launch = &launch_tma<C>;
+  if constexpr (C::kStreamK != 0) {
+    g.config.params.push_back({"sk", C::kStreamK});  // 1: data-parallel hybrid, 2: all streamed
+    g.launch = &launch_tma_streamk<C>;
+    g.workspace_bytes = &streamk_workspace<C>;
+  } else {
+    g.launch = &launch_tma<C>;
+  }
   g.required_compute_capability = rule().required_compute_capability;
   g.operand_alignment = rule().operand_alignment;
   g.requirement = rule().requirement;
@@ -158,11 +215,17 @@ GemmConfig tma_config(std::string spelled) {
 // TmaGemm<BM, BN, BK, TM, TN, WM, WN, stages, fbuf, consumer regs, producer regs>: the lab's
 // best at 4096^3, 8192^3 and 4100^3 (r240), the same with the lab's default split (232 / 40),
 // and the lab's best at 2048^3 (BK 16, 6 stages) with 240 / 24, which ptxas compiles without
-// spills where 232 / 40 spilled 4 bytes here (docs/PERFORMANCE.md "tma").
-#define OCCTUNE_TMA_VARIANTS(X)                          \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 240, 24>) \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>) \
-  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)
+// spills where 232 / 40 spilled 4 bytes here (docs/PERFORMANCE.md "tma"). Then the stream-K
+// variants of the 232 / 40 tile and of the BK 16 one (TmaStreamK<tile, sk>, kernels/tma.cuh),
+// each as the data-parallel hybrid (sk 1) and with every tile streamed (sk 2).
+#define OCCTUNE_TMA_VARIANTS(X)                                         \
+  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 240, 24>)                \
+  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)                \
+  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)                \
+  X(TmaStreamK<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 1>) \
+  X(TmaStreamK<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 2>) \
+  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 1>) \
+  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 2>)
 
 BuiltinFamily tma_builtin() {
   std::vector<GemmConfig> configs;
@@ -172,7 +235,8 @@ BuiltinFamily tma_builtin() {
   return gemm_family("tma",
                      "Hopper (sm_90) only: TMA copies into 4-6 mbarrier-guarded stages, a producer "
                      "warpgroup that also transposes A, two consumer warpgroups with 16x8 register "
-                     "tiles (setmaxnreg); nn with K and N multiples of 4",
+                     "tiles (setmaxnreg); nn with K and N multiples of 4; sk 1/2: stream-K on a "
+                     "persistent grid (hybrid / every tile)",
                      BlockRule::kFixed, std::move(configs));
 }
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 
 #include "kernels/gemm_entry.cuh"
+#include "kernels/streamk_fixup.cuh"
+#include "kernels/streamk_plan.cuh"
 
 // setmaxnreg exists on sm_90a only; kernels/CMakeLists.txt compiles this family for nothing else.
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -121,6 +123,7 @@ template <int BM_, int BN_, int BK_, int TM_, int TN_, int WM_, int WN_, int S_,
 struct TmaGemm {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, WM = WM_, WN = WN_;
   static constexpr int S = S_, FB = FB_, RC = RC_, RP = RP_;
+  static constexpr int kStreamK = 0;  // data-parallel: one tile per block (TmaStreamK below)
   static constexpr int kConsumers = (BM / TM) * (BN / TN);
   static constexpr int kProducers = 128;  // one warpgroup (setmaxnreg works per warpgroup)
   static constexpr int kThreads = kConsumers + kProducers;
@@ -159,17 +162,24 @@ struct TmaGemm {
 
 namespace tma {
 
-// Block origin in C: blocks walk down 8 block rows before moving one block column right, as
-// BlockTile::tile_origin in kernels/tile_core.cuh (L2 reuse within a wave).
-__device__ __forceinline__ void block_origin(int bm, int bn, int& m0, int& n0) {
-  const int gx = int(gridDim.x), gy = int(gridDim.y);
-  const int pid = int(blockIdx.y) * gx + int(blockIdx.x);
+// Origin in C of tile `pid` of a gx x gy grid of bm x bn tiles: consecutive tiles walk down 8
+// tile rows before moving one tile column right, as BlockTile::tile_origin in
+// kernels/tile_core.cuh (L2 reuse within a wave). The one tile order of the family: the
+// data-parallel launch (block_origin), the stream-K blocks and their fix-up.
+__device__ __forceinline__ void tile_origin(int pid, int gx, int gy, int bm, int bn, int& m0,
+                                            int& n0) {
   const int span = 8 * gx;
   const int first = (pid / span) * 8;
   const int rows = gy - first < 8 ? gy - first : 8;
   const int local = pid % span;
   m0 = (first + local % rows) * bm;
   n0 = (local / rows) * bn;
+}
+
+// The tile of this block of a data-parallel launch (one block per tile).
+__device__ __forceinline__ void block_origin(int bm, int bn, int& m0, int& n0) {
+  tile_origin(int(blockIdx.y) * int(gridDim.x) + int(blockIdx.x), int(gridDim.x),
+              int(gridDim.y), bm, bn, m0, n0);
 }
 
 template <class C>
@@ -211,23 +221,26 @@ __device__ __forceinline__ Smem<C> setup_smem(unsigned char* smem_raw) {
   return sm;
 }
 
-// The producer warpgroup. Thread 0 of it issues slab t's two boxes (A at (t*BK, m0), B at
-// (n0, t*BK)) into stage t % S on full[t % S]; its four warps then transpose each landed A box
+// The producer warpgroup. Thread 0 of it issues slab t's two boxes (A at (k0, m0), B at
+// (n0, k0), from where(t, m0, n0, k0), which it calls for t = 0, 1, 2, ... in that order) into
+// stage t % S on full[t % S]; its four warps then transpose each landed A box
 // (warp w: rows 32 (w + 4 p)) into the double-buffered As[k][m] (slot t % 2) and every producer
 // thread arrives on ready[t % 2]. Stage (t-1) % S is refilled with slab t-1+S once every consumer
 // has released slab t-1 (empty), which also frees As slot (t+1) % 2 for the transposition of
 // slab t+1: the producers stay one slab ahead with A and S-1 ahead with the copies. Parities:
 // slab t waits phase t / S of full/empty[t % S] and t / 2 of ready[t % 2]; neither barrier can
 // run two phases ahead of a waiter (the lab's protocol model checked this order).
-template <class C>
+template <class C, class Where>
 __device__ __forceinline__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                        const Smem<C>& sm, int m0, int n0, int slabs, int pw,
-                                        int lane) {
+                                        const Smem<C>& sm, int slabs, int pw, int lane,
+                                        Where&& where) {
   auto issue = [&](int t) {
     const int s = t % C::S;
+    int m0, n0, k0;
+    where(t, m0, n0, k0);
     mbar_arrive_expect_tx(sm.full(s), C::kTxBytes);
-    tma_load_2d(sm.raw_addr(s), map_a, sm.full(s), t * C::BK, m0);
-    tma_load_2d(sm.b_addr(s), map_b, sm.full(s), n0, t * C::BK);
+    tma_load_2d(sm.raw_addr(s), map_a, sm.full(s), k0, m0);
+    tma_load_2d(sm.b_addr(s), map_b, sm.full(s), n0, k0);
   };
   const bool leader = pw == 0 && lane == 0;
   if (leader && slabs > 0) {  // with K = 0 the maps are never read (kernels/tma.cu)
@@ -298,12 +311,14 @@ __device__ __forceinline__ void fma_fragments(const float (&a)[C::TM], const flo
   }
 }
 
-// Slab t may be read once full[t % S] (its boxes landed: B is read straight from the stage) and
-// ready[t % 2] (A transposed) have completed their phases for t. Every consumer thread arrives
-// on empty[t % S] right after issuing its last shared-memory read of the slab; the arrive's
-// release semantics order those reads before the refill.
+// Slabs [t0, t1) of the block's sequence. Slab t may be read once full[t % S] (its boxes
+// landed: B is read straight from the stage) and ready[t % 2] (A transposed) have completed
+// their phases for t. Every consumer thread arrives on empty[t % S] right after issuing its last
+// shared-memory read of the slab; the arrive's release semantics order those reads before the
+// refill. A stream-K block calls it once per segment with one running count, so the parities go
+// on across segments as in one long K loop.
 template <class C>
-__device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, int bn,
+__device__ __forceinline__ void consume(const Smem<C>& sm, int t0, int t1, int am, int bn,
                                         float (&acc)[C::TM][C::TN]) {
   auto wait_slab = [&](int t) {
     mbar_wait(sm.full(t % C::S), uint32_t(t / C::S) & 1u);
@@ -311,11 +326,11 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
   };
   if constexpr (C::FB == 2) {
     float fa[2][C::TM], fb[2][C::TN];
-    if (slabs > 0) {
-      wait_slab(0);
-      load_fragments<C>(sm.as(0), sm.b(0), 0, am, bn, fa[0], fb[0]);
+    if (t0 < t1) {
+      wait_slab(t0);
+      load_fragments<C>(sm.as(t0 & 1), sm.b(t0 % C::S), 0, am, bn, fa[0], fb[0]);
     }
-    for (int t = 0; t < slabs; ++t) {
+    for (int t = t0; t < t1; ++t) {
       const float* as = sm.as(t & 1);
       const float* bs = sm.b(t % C::S);
 #pragma unroll
@@ -325,7 +340,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
           load_fragments<C>(as, bs, kk + 1, am, bn, fa[cur ^ 1], fb[cur ^ 1]);
         } else {
           mbar_arrive(sm.empty(t % C::S));
-          if (t + 1 < slabs) {
+          if (t + 1 < t1) {
             wait_slab(t + 1);
             load_fragments<C>(sm.as((t + 1) & 1), sm.b((t + 1) % C::S), 0, am, bn, fa[cur ^ 1],
                               fb[cur ^ 1]);
@@ -335,7 +350,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int slabs, int am, in
       }
     }
   } else {
-    for (int t = 0; t < slabs; ++t) {
+    for (int t = t0; t < t1; ++t) {
       wait_slab(t);
       const float* as = sm.as(t & 1);
       const float* bs = sm.b(t % C::S);
@@ -390,6 +405,39 @@ __device__ __forceinline__ void store_tile(const float (&acc)[C::TM][C::TN], con
   }
 }
 
+// A stream-K segment's raw sums into its workspace slot (the whole BM x BN tile row-major, BN
+// floats a row, as kernels/streamk_fixup.cuh reads it), float4 at the epilogue's positions and
+// unclipped: rows and columns past C are TMA's zero fill summed, which the fix-up never reads.
+template <class C>
+__device__ __forceinline__ void store_partial(const float (&acc)[C::TM][C::TN], float* slot, int am,
+                                              int bn) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+    float* row = slot + (am + (i / 4) * C::kLanesM * 4 + i % 4) * C::BN;
+#pragma unroll
+    for (int j = 0; j < C::TN / 4; ++j)
+      *reinterpret_cast<float4*>(row + bn + j * C::kLanesN * 4) =
+          make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void zero(float (&acc)[C::TM][C::TN]) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+  }
+}
+
+// A consumer thread's place in the block tile: first row and column of its first sub-tile.
+template <class C>
+__device__ __forceinline__ void consumer_coords(int warp, int lane, int& am, int& bn) {
+  const int wm = (warp / C::kWarpsN) * C::WM, lm = lane / C::kLanesN;
+  bn = (warp % C::kWarpsN) * C::WN + (lane % C::kLanesN) * 4;
+  am = wm + lm * 4;  // sub-tiles of 4 rows, kLanesM * 4 apart
+}
+
 }  // namespace tma
 
 // C (M x N, ldc) = alpha * A (M x K, map_a) * B (K x N, map_b) + beta * C. Edges in M, N and K
@@ -409,22 +457,104 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   const int slabs = (args.k + C::BK - 1) / C::BK;
   if (warp >= C::kConsumers / 32) {
     tma::regs_dec<C::RP>();
-    tma::produce<C>(&map_a, &map_b, sm, m0, n0, slabs, warp - C::kConsumers / 32, lane);
+    tma::produce<C>(&map_a, &map_b, sm, slabs, warp - C::kConsumers / 32, lane,
+                    [&](int t, int& m, int& n, int& k) {
+                      m = m0;
+                      n = n0;
+                      k = t * C::BK;
+                    });
     return;
   }
   tma::regs_inc<C::RC>();
 
-  const int wm = (warp / C::kWarpsN) * C::WM, lm = lane / C::kLanesN;
-  const int bn = (warp % C::kWarpsN) * C::WN + (lane % C::kLanesN) * 4;
-  const int am = wm + lm * 4;  // sub-tiles of 4 rows, kLanesM * 4 apart
+  int am, bn;
+  tma::consumer_coords<C>(warp, lane, am, bn);
   float acc[C::TM][C::TN];
-#pragma unroll
-  for (int i = 0; i < C::TM; ++i) {
-#pragma unroll
-    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
-  }
-  tma::consume<C>(sm, slabs, am, bn, acc);
+  tma::zero<C>(acc);
+  tma::consume<C>(sm, 0, slabs, am, bn, acc);
   tma::store_tile<C>(acc, args, m0, n0, am, bn);
+}
+
+// Stream-K over configuration G (issue #18): a persistent grid of plan.blocks blocks, block g
+// walking the iterations (tile x BK slab) StreamKPlan gives it: its data-parallel tiles, then its
+// stream-K range, in segments (runs of slabs within one tile). Producers and consumers walk the
+// same sequence with one running slab count, so the mbarrier parities go on across segments and
+// the producers fetch the next segment's slabs while the consumers store the last one's: the
+// pipeline never drains between tiles. A segment that is a whole tile goes to C through
+// store_tile; the raw sums of a part of a split tile go to its workspace slot, which the fix-up
+// kernel adds in block order. SK 1: the data-parallel hybrid (whole waves data-parallel, the
+// last full and the partial one streamed); SK 2: every tile streamed.
+template <class G, int SK>
+struct TmaStreamK : G {
+  static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
+  static constexpr int kStreamK = SK;
+
+  __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
+    return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
+  }
+
+  // The fix-up of stream-K tile s when it is split (kernels/streamk_fixup.cuh).
+  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, long long s,
+                               int thread, int threads) {
+    if (!plan.split(s)) return;
+    int m0, n0;
+    tma::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, G::BM, G::BN, m0, n0);
+    fixup_split_tile<G::BM, G::BN>(p, plan, s, m0, n0, thread, threads);
+  }
+};
+
+// The persistent kernel of C = TmaStreamK<...>: the plan comes from the launch (kernels/tma.cu),
+// which sized the grid and the workspace from it; the fix-up kernel gets the same. With K = 0
+// every tile is one empty iteration: no slab is fetched and each tile's C = beta * C is stored.
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1)
+    tma_streamk_entry(const __grid_constant__ CUtensorMap map_a,
+                      const __grid_constant__ CUtensorMap map_b, GemmArgs args,
+                      const __grid_constant__ StreamKPlan plan) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const tma::Smem<C> sm = tma::setup_smem<C>(smem_raw);
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int g = int(blockIdx.x);
+  const int steps = int(plan.steps(g));  // a block's share of the iterations fits an int
+  const StreamKPlan::Cursor streamed = plan.streamed(g);
+
+  if (warp >= C::kConsumers / 32) {
+    tma::regs_dec<C::RP>();
+    // Slab t is the walk's t-th iteration: issue calls where() once per slab, in order.
+    StreamKPlan::Cursor next = plan.first(g, streamed);
+    tma::produce<C>(&map_a, &map_b, sm, args.k > 0 ? steps : 0, warp - C::kConsumers / 32, lane,
+                    [&](int, int& m, int& n, int& k) {
+                      tma::tile_origin(next.tile, plan.tiles_n, plan.tiles_m, C::BM, C::BN, m, n);
+                      k = next.j * C::BK;
+                      plan.advance(next, 1, streamed);
+                    });
+    return;
+  }
+  tma::regs_inc<C::RC>();
+
+  int am, bn;
+  tma::consumer_coords<C>(warp, lane, am, bn);
+  float acc[C::TM][C::TN];
+  tma::zero<C>(acc);
+  StreamKPlan::Cursor at = plan.first(g, streamed);
+  for (int t = 0; t < steps;) {
+    // Only the cursor and the count live across the main loop; the segment is worked out again
+    // for the epilogue.
+    StreamKSegment seg = plan.segment(at, g);
+    const int length = int(seg.j1 - seg.j0);
+    if (args.k > 0) tma::consume<C>(sm, t, t + length, am, bn, acc);
+    t += length;
+    seg = plan.segment(at, g);
+    int m0, n0;
+    tma::tile_origin(int(seg.tile), plan.tiles_n, plan.tiles_m, C::BM, C::BN, m0, n0);
+    if (seg.slot < 0)
+      tma::store_tile<C>(acc, args, m0, n0, am, bn);
+    else
+      tma::store_partial<C>(acc, args.workspace + std::size_t(seg.slot) * (C::BM * C::BN), am,
+                            bn);
+    tma::zero<C>(acc);
+    plan.advance(at, length, streamed);
+  }
 }
 
 }  // namespace occtune::kernels

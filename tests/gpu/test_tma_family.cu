@@ -1,8 +1,10 @@
 // The "tma" family on an sm_90 device (issue #18): every configuration against cuBLAS on odd
 // shapes TMA can address, on a NaN-poisoned C with random inputs, by relative Frobenius error
 // and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; any C; the launch
-// refusing operands the applicability rule rules out (kernels/applicability.hpp); and the
-// repacked variants over tma configurations on misaligned shapes. Skips
+// refusing operands the applicability rule rules out (kernels/applicability.hpp); the repacked
+// variants over tma configurations on misaligned shapes. The stream-K
+// configurations (sk 1 and 2, kernels/tma.cuh TmaStreamK) also on the mid-size shapes they are
+// for, with a NaN-poisoned workspace, K = 0, and a shape where every tile is split. Skips
 // without a GPU or on a device that is not sm_90.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "autotuner/cuda/element_check.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/streamk_plan.cuh"
 #include "tests/support/applicable.hpp"
 #include "tests/support/gpu_guard.hpp"
 
@@ -134,17 +138,33 @@ struct TmaProblem {
   }
 };
 
+// The workspace a variant asks for at m x n x k (none for the data-parallel configurations),
+// NaN-poisoned: a stream-K fix-up that read a slot no block wrote would put NaN into C.
+struct Workspace {
+  DeviceFloats floats;
+  Workspace(const kernels::VariantInfo& v, int m, int n, int k)
+      : floats((v.workspace(m, n, k) + sizeof(float) - 1) / sizeof(float)) {
+    floats.poison();
+  }
+  kernels::GemmArgs with(kernels::GemmArgs g) const {
+    if (floats.count > 0) {
+      g.workspace = floats.p;
+      g.workspace_bytes = floats.count * sizeof(float);
+    }
+    return g;
+  }
+};
+
+bool is_streamk(const kernels::VariantInfo& v) {
+  return v.symbol.rfind("TmaStreamK<", 0) == 0;
+}
+
 void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
   const std::string what = v.symbol + " at " + p.name() + " alpha " + std::to_string(p.alpha) +
                            " beta " + std::to_string(p.beta);
   p.reset_c();
-  kernels::GemmArgs g = p.args(p.c.p);
-  // The variant's workspace (the repacked copies), NaN as while tuning.
-  DeviceFloats workspace((v.workspace(p.m, p.n, p.k) + sizeof(float) - 1) / sizeof(float));
-  workspace.poison();
-  g.workspace = workspace.p;
-  g.workspace_bytes = workspace.count * sizeof(float);
-  ASSERT_EQ(kernels::launch_variant(v, g, nullptr), cudaSuccess) << what;
+  const Workspace w(v, p.m, p.n, p.k);
+  ASSERT_EQ(kernels::launch_variant(v, w.with(p.args(p.c.p)), nullptr), cudaSuccess) << what;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
   EXPECT_LE(relative_frobenius(p.c.download(), p.ref.download()), 1e-5) << what;
   cuda::ElementChecker checker;
@@ -156,8 +176,30 @@ void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
 
 std::vector<const kernels::VariantInfo*> tma_variants() {
   auto out = kernels::all_variants_of("tma");
-  EXPECT_GE(out.size(), 3u);
+  EXPECT_GE(out.size(), 7u);
   return out;
+}
+
+std::vector<const kernels::VariantInfo*> streamk_variants() {
+  std::vector<const kernels::VariantInfo*> out;
+  for (const kernels::VariantInfo* v : tma_variants())
+    if (is_streamk(*v)) out.push_back(v);
+  EXPECT_EQ(out.size(), 4u);  // sk 1 and 2 of two tiles (kernels/tma.cu)
+  return out;
+}
+
+int sm_count() {
+  int device = 0, sms = 0;
+  OCCTUNE_CUDA_CHECK(cudaGetDevice(&device));
+  OCCTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+int param(const kernels::VariantInfo& v, const std::string& name) {
+  for (const auto& p : v.params)
+    if (p.name == name) return int(p.value);
+  ADD_FAILURE() << v.symbol << " has no parameter " << name;
+  return 0;
 }
 
 TEST(TmaFamily, EveryConfigurationMatchesCublasOnOddAlignedShapes) {
@@ -215,7 +257,8 @@ TEST(TmaFamily, PaddedOperandsWithOddShapesMatchCublasAndLeavePaddingAlone) {
                                std::to_string(offset);
       ASSERT_TRUE(test_support::runs_here(*v, g)) << what;
       c.poison();
-      ASSERT_EQ(kernels::launch_variant(*v, g, nullptr), cudaSuccess) << what;
+      const Workspace w(*v, m, n, k);
+      ASSERT_EQ(kernels::launch_variant(*v, w.with(g), nullptr), cudaSuccess) << what;
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
       const auto all = c.download();
       for (int i = 0; i < offset; ++i)
@@ -272,6 +315,82 @@ TEST(TmaFamily, OperandsTmaCannotAddressAreRefused) {
   }
   // Nothing ran: C is still the poison everywhere.
   for (float x : c.download()) ASSERT_TRUE(std::isnan(x));
+}
+
+// The shapes stream-K is for: fewer 128 x 256 tiles than SMs (1536 x 1536 x 4096: 72, 3000 x
+// 1000 x 4096: 96, 700 x 2076 x 4460: 54) or a partial last wave (4100^3: 561), ragged edges,
+// with alpha and beta, a NaN C where beta is 0 and a NaN workspace.
+TEST(TmaFamily, StreamKConfigurationsMatchCublasOnMidSizeShapes) {
+  OCCTUNE_REQUIRE_SM90();
+  const int shapes[][3] = {{1, 4, 4},          {17, 20, 36},       {260, 516, 1000},
+                           {1000, 1000, 1000}, {1536, 1536, 4096}, {3000, 1000, 4096},
+                           {700, 2076, 4460},  {4100, 4100, 4100}};
+  const float cases[][2] = {{1.0f, 0.0f}, {0.75f, -1.5f}};
+  for (const auto& s : shapes)
+    for (const auto& ab : cases) {
+      TmaProblem p(s[0], s[1], s[2], ab[0], ab[1]);
+      for (const kernels::VariantInfo* v : streamk_variants()) {
+        ASSERT_TRUE(test_support::runs_here(*v, p.args(p.c.p))) << v->symbol << " " << p.name();
+        expect_matches(*v, p);
+      }
+    }
+}
+
+// Every tile split over several blocks (16 tiles of 256 slabs on a whole device's blocks), so
+// C is all fix-up: the partials of up to ~10 blocks per tile, added in block order, which makes
+// two runs bit for bit the same.
+TEST(TmaFamily, StreamKWithEveryTileSplitMatchesCublasAndRepeatsBitForBit) {
+  OCCTUNE_REQUIRE_SM90();
+  const int m = 512, n = 1024, k = 8192;
+  for (const auto& ab : {std::array<float, 2>{1.0f, 0.0f}, std::array<float, 2>{-0.5f, 2.0f}}) {
+    TmaProblem p(m, n, k, ab[0], ab[1]);
+    for (const kernels::VariantInfo* v : streamk_variants()) {
+      const int bk = param(*v, "bk");
+      const int blocks = kernels::StreamKPlan::grid(m, n, k, 128, 256, bk, sm_count());
+      const kernels::StreamKPlan plan =
+          kernels::StreamKPlan::make(m, n, k, 128, 256, bk, blocks, param(*v, "sk") == 1);
+      ASSERT_EQ(plan.sk_tiles(), plan.tiles) << v->symbol << ": some tile is data-parallel";
+      for (long long t = 0; t < plan.sk_tiles(); ++t)
+        ASSERT_TRUE(plan.split(t)) << v->symbol << ": tile " << t << " is not split";
+      ASSERT_EQ(v->workspace(m, n, k),
+                std::size_t(plan.workspace_floats(128, 256)) * sizeof(float))
+          << v->symbol << ": the registry's workspace is not the plan's on this device";
+      expect_matches(*v, p);
+      const auto first = p.c.download();
+      expect_matches(*v, p);
+      const auto second = p.c.download();
+      EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float)))
+          << v->symbol << ": two runs differ";
+    }
+  }
+}
+
+// K = 0: C = beta * C (C never read with beta 0, so a NaN C must come out 0), for every
+// configuration: no slab is fetched and every tile still gets its epilogue.
+TEST(TmaFamily, KZeroScalesC) {
+  OCCTUNE_REQUIRE_SM90();
+  const int m = 300, n = 516;
+  DeviceFloats a(16), b(16), c(std::size_t(m) * n);
+  const auto c0 = uniform(c.count, 7);
+  for (const float beta : {0.0f, 0.5f}) {
+    kernels::GemmArgs g{a.p, b.p, c.p, m, n, 0, 4, n, n};
+    g.alpha = 1.5f;
+    g.beta = beta;
+    for (const kernels::VariantInfo* v : tma_variants()) {
+      ASSERT_TRUE(test_support::runs_here(*v, g)) << v->symbol;
+      if (beta == 0.0f)
+        c.poison();
+      else
+        c.upload(c0);
+      EXPECT_EQ(v->workspace(m, n, 0), 0u) << v->symbol << ": K = 0 splits no tile";
+      const Workspace w(*v, m, n, 0);
+      ASSERT_EQ(kernels::launch_variant(*v, w.with(g), nullptr), cudaSuccess) << v->symbol;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->symbol;
+      const auto got = c.download();
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], beta * c0[i]) << v->symbol << " beta " << beta << " at " << i;
+    }
+  }
 }
 
 // The repacked variants over tma configurations (kernels/repacked.cuh) on shapes TMA cannot

@@ -3,6 +3,8 @@
 // by exactly one block; the blocks' loads differ by at most one iteration (plus whole tiles in
 // the hybrid); a tile computed by one block is never given a slot; the partials of a split tile
 // have distinct slots inside the workspace and are what the fix-up adds, in iteration order.
+// The cursor of the tma family's stream-K kernel (StreamKPlan::Cursor), walked per segment as
+// its consumers walk it and per iteration as its producer does, gives the same walk.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,6 +41,45 @@ std::vector<Segment> walk(const StreamKPlan& p) {
     }
   }
   return out;
+}
+
+// Block g's walk as the tma family's stream-K kernel takes it (kernels/tma.cuh): the consumers
+// segment by segment (segment(), then advance() by its length), the producer one iteration at a
+// time (advance() by 1), both from first() for steps(g) iterations. Both must be the walk above:
+// the same segments, and iteration by iteration the same (tile, j), or the producer would fetch
+// slabs of one tile while the consumers accumulate and store another.
+void check_cursor(const StreamKPlan& p, const std::string& what) {
+  const auto segments = walk(p);
+  std::size_t next = 0;
+  for (int g = 0; g < p.blocks; ++g) {
+    const StreamKPlan::Cursor streamed = p.streamed(g);
+    const long long steps = p.steps(g);
+    StreamKPlan::Cursor at = p.first(g, streamed), one = at;
+    long long iterations = 0;
+    for (long long t = 0; t < steps;) {
+      ASSERT_LT(next, segments.size()) << what << ": block " << g << " walks past the plan";
+      const Segment& want = segments[next++];
+      const kernels::StreamKSegment seg = p.segment(at, g);
+      ASSERT_EQ(want.block, g) << what;
+      ASSERT_EQ(seg.tile, want.tile) << what << ": block " << g << " step " << t;
+      ASSERT_EQ(seg.j0, want.j0) << what << ": block " << g << " step " << t;
+      ASSERT_EQ(seg.j1, want.j1) << what << ": block " << g << " step " << t;
+      ASSERT_EQ(seg.slot, want.slot) << what << ": block " << g << " step " << t;
+      for (long long j = seg.j0; j < seg.j1; ++j, ++iterations) {
+        ASSERT_EQ(one.tile, seg.tile) << what << ": block " << g << " iteration " << iterations;
+        ASSERT_EQ(one.j, j) << what << ": block " << g << " iteration " << iterations;
+        p.advance(one, 1, streamed);
+      }
+      const int length = int(seg.j1 - seg.j0);
+      ASSERT_GT(length, 0) << what;
+      t += length;
+      p.advance(at, length, streamed);
+      ASSERT_EQ(at.tile, one.tile) << what;
+      ASSERT_EQ(at.j, one.j) << what;
+    }
+    EXPECT_EQ(iterations, steps) << what << ": block " << g;
+  }
+  EXPECT_EQ(next, segments.size()) << what << ": segments no cursor walks";
 }
 
 std::string describe(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
@@ -122,6 +163,7 @@ void check(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
   if (!hybrid) {
     EXPECT_EQ(p.dp_tiles, 0) << what;
   }
+  check_cursor(p, what);
 }
 
 TEST(StreamKPlan, EveryIterationOnceSlotsDistinctFixupInOrder) {
@@ -148,6 +190,47 @@ TEST(StreamKPlan, OneAndANineteenthWavesAreSharedEvenly) {
   EXPECT_EQ(big.sk_tiles(), 132 + 100);       // the seventh and the rest streamed
   EXPECT_EQ(StreamKPlan::grid(1, 1, 1, 128, 128, 8, 264), 1);  // never more blocks than work
   EXPECT_EQ(StreamKPlan::grid(1536, 1536, 1536, 128, 128, 8, 264), 264);
+}
+
+// The tma family's stream-K configurations (kernels/tma.cu: 128 x 256 tiles, BK 32 or 16, one
+// block per SM) on an H100's 132 SMs, at the shapes whose data-parallel launch leaves SMs idle
+// (docs/PERFORMANCE.md "tma"): every SM gets work, stream-K shares differ by at most one slab,
+// and the cursors walk the plan.
+TEST(StreamKPlan, TmaShapesFillAnH100) {
+  const int shapes[][3] = {{1536, 1536, 4096}, {1024, 1024, 1024}, {2048, 2048, 2048},
+                           {3000, 1000, 4096}, {700, 2076, 4460},  {4096, 4096, 4096},
+                           {1, 4, 4},          {17, 20, 36},       {4100, 4100, 0}};
+  for (const auto& s : shapes)
+    for (int bk : {32, 16})
+      for (bool hybrid : {true, false}) {
+        const std::string what = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
+                                 std::to_string(s[2]) + " bk " + std::to_string(bk) +
+                                 (hybrid ? " hybrid" : " streamed");
+        const int blocks = StreamKPlan::grid(s[0], s[1], s[2], 128, 256, bk, 132);
+        const StreamKPlan p = StreamKPlan::make(s[0], s[1], s[2], 128, 256, bk, blocks, hybrid);
+        EXPECT_EQ(blocks, std::min<long long>(132, p.tiles * p.iters)) << what;
+        long long lo = p.steps(0), hi = lo, all = 0;
+        for (int g = 0; g < p.blocks; ++g) {
+          EXPECT_GT(p.steps(g), 0) << what << ": block " << g << " idles";
+          lo = std::min(lo, p.steps(g));
+          hi = std::max(hi, p.steps(g));
+          all += p.steps(g);
+        }
+        EXPECT_EQ(all, p.tiles * p.iters) << what;
+        EXPECT_LE(hi - lo, 1) << what;  // the hybrid's whole waves are the same for all
+        check_cursor(p, what);
+      }
+  // 1536 x 1536 x 4096: 72 tiles of 128 x 256 for 132 SMs, so no whole wave: the hybrid streams
+  // everything too, 128 slabs a tile shared as 69 or 70 slabs a block.
+  const StreamKPlan p = StreamKPlan::make(1536, 1536, 4096, 128, 256, 32, 132, true);
+  EXPECT_EQ(p.tiles, 72);
+  EXPECT_EQ(p.dp_tiles, 0);
+  EXPECT_EQ(p.per, 72 * 128 / 132);
+  EXPECT_EQ(p.workspace_floats(128, 256), (2 * 132 - 2) * 128 * 256);
+  // 4096^3: 512 tiles, 3 full waves and 116: two waves data-parallel, 248 tiles streamed.
+  const StreamKPlan big = StreamKPlan::make(4096, 4096, 4096, 128, 256, 32, 132, true);
+  EXPECT_EQ(big.dp_tiles, 2 * 132);
+  EXPECT_EQ(big.sk_tiles(), 248);
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+// The fix-up of a split stream-K tile, shared by the streamk (kernels/streamk.cuh) and tma
+// (kernels/tma.cuh) families: the partial sums of its blocks' workspace slots added in block
+// order (deterministic; no flags, no co-residency assumed), then the GEMM epilogue into C. Each
+// family passes the tile's origin from its own tile order.
+#pragma once
+
+#include "kernels/streamk_plan.cuh"
+#include "kernels/tile_core.cuh"
+
+namespace occtune::kernels {
+
+// Stream-K tile s of `plan` (BM x BN at (m0, n0) in C) by `threads` threads, this one `thread`:
+// C = alpha * (its partials summed in block order) + beta * C, float4 where C and the workspace
+// allow. A slot holds the tile row-major, BN floats a row; only what lies inside C is read.
+template <int BM, int BN>
+__device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan, long long s, int m0,
+                                 int n0, int thread, int threads) {
+  const int g0 = plan.owner(s * plan.iters), g1 = plan.owner((s + 1) * plan.iters - 1);
+  const bool vec = tile::aligned16(p.c) && p.ldc % 4 == 0 && tile::aligned16(p.workspace);
+  const std::size_t kSlot = std::size_t(BM) * std::size_t(BN);
+  for (int i = thread; i < BM * BN / 4; i += threads) {
+    const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
+    const int row = m0 + r, col = n0 + c;
+    if (row >= p.m || col >= p.n) continue;
+    const float* w = p.workspace + std::size_t(r) * BN + c;
+    float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
+    if (vec && col + 3 < p.n) {
+      float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
+      for (int g = g0 + 1; g <= g1; ++g) {
+        const float4 v = tile::load4(w + std::size_t(plan.slot(g, s)) * kSlot);
+        sum.x += v.x;
+        sum.y += v.y;
+        sum.z += v.z;
+        sum.w += v.w;
+      }
+      tile::store4(out, tile::scale4(sum, out, p.alpha, p.beta));
+      continue;
+    }
+    for (int q = 0; q < 4 && col + q < p.n; ++q) {
+      float sum = w[std::size_t(plan.slot(g0, s)) * kSlot + q];
+      for (int g = g0 + 1; g <= g1; ++g) sum += w[std::size_t(plan.slot(g, s)) * kSlot + q];
+      out[q] = scale_output(sum, out + q, p.alpha, p.beta);
+    }
+  }
+}
+
+}  // namespace occtune::kernels

@@ -1,0 +1,73 @@
+// The host side of a stream-K launch, shared by the streamk (kernels/streamk.cu) and tma
+// (kernels/tma.cu) families: the persistent blocks a device keeps resident for a kernel and the
+// fix-up kernel of a plan's split tiles, launched after the persistent one on the same stream.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+
+#include "kernels/gemm_entry.cuh"
+#include "kernels/streamk_plan.cuh"
+
+namespace occtune::kernels::streamk {
+
+inline constexpr int kFixupThreads = 256;
+// Devices with a cached grid; beyond them the device is asked each time.
+inline constexpr int kMaxDevices = 64;
+
+// A persistent kernel as the occupancy API is asked about it, with the blocks per SM it wants.
+struct Persistent {
+  const void* kernel;
+  int threads;
+  std::size_t smem;
+  int blocks_per_sm;
+};
+
+// The blocks `k` keeps resident on the current device at once: its blocks per SM, capped by the
+// Occupancy API's answer, times the SM count. The registry's launch information carries the tile
+// grid only, so this asks the device, once per device and Tag (the answer cannot change while the
+// process lives). 0 when there is no device or no answer.
+template <class Tag>
+int resident_blocks(const Persistent& k) {
+  static std::atomic<int> cached[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  if (cacheable)
+    if (const int blocks = cached[device].load(std::memory_order_relaxed)) return blocks;
+  int sms = 0, per_sm = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess && k.smem > 48 * 1024)
+    err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(k.smem));
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, k.threads, k.smem);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const int blocks = std::min(per_sm, k.blocks_per_sm) * sms;
+  if (cacheable) cached[device].store(blocks, std::memory_order_relaxed);
+  return blocks;
+}
+
+// One block per stream-K tile; Variant::fixup adds a split tile's partials into C.
+template <class Variant>
+__global__ void __launch_bounds__(kFixupThreads)
+    fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
+  Variant::fixup(args, plan, (long long)blockIdx.x, int(threadIdx.x), kFixupThreads);
+}
+
+template <class Variant>
+cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
+  fixup_kernel<Variant><<<unsigned(plan.sk_tiles()), kFixupThreads, 0, stream>>>(args, plan);
+  return cudaGetLastError();
+}
+
+}  // namespace occtune::kernels::streamk
