@@ -99,6 +99,7 @@ std::optional<CostInput> cost_input(const Candidate& c) {
     in.repacked = true;
     in.family = inner_family(c.variant->symbol);
   }
+  in.stream_k = in.family == "streamk" || c.variant->param("sk") > 0;
   in.tile_m = c.variant->tile_m;
   in.tile_n = c.variant->tile_n;
   in.splits = int(std::max<std::int64_t>(1, c.grid_z));
@@ -115,7 +116,7 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
   const double clock_hz = double(device.clock_khz) * 1e3;
   const int lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor);
   const double bandwidth = dram_bandwidth(device);
-  const bool stream_k = in.family == "streamk";
+  const bool stream_k = in.stream_k;
 
   const std::int64_t tiles_m = ceil_div(shape.m, in.tile_m), tiles_n = ceil_div(shape.n, in.tile_n);
   const std::int64_t splits = std::max(1, in.splits);

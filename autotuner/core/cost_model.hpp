@@ -27,6 +27,9 @@ struct CostInput {
   // A repacked variant (kernels/repacked.cuh): its inner variant's family, whose tile and
   // efficiency it has; it pays a copy of the misaligned operands and never the element loads.
   bool repacked = false;
+  // Its iterations shared out over a persistent grid (the streamk family, tma's sk 1 and 2):
+  // no wave quantization, a fix-up of the split tiles instead.
+  bool stream_k = false;
 };
 // Whether A's or B's leading dimension, the operands stored dense in `layout`, is not a multiple
 // of 4: the float4 paths then fall back to element loads.

@@ -56,6 +56,7 @@ const ShapeSet& exhaustive() {
       m.family = f[1];
       m.params = f[2];
       m.input.family = f[1];
+      m.input.stream_k = f[1] == "streamk";
       m.input.threads = std::stoi(f[3]);
       m.input.active_blocks_per_sm = std::stoi(f[6]);
       m.input.tile_m = std::stoi(f[7]);
@@ -343,6 +344,7 @@ CostInput tile(const std::string& family, int m, int n, int threads, int blocks_
                int splits = 1) {
   CostInput in;
   in.family = family;
+  in.stream_k = family == "streamk";
   in.tile_m = m;
   in.tile_n = n;
   in.threads = threads;
