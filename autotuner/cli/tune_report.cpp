@@ -139,6 +139,8 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"prunes", s.prunes()},
           {"abandon_factor", s.abandon_factor},
           {"abandon_min_samples", kAbandonMinSamples},
+          {"behind_factor", s.behind_factor},
+          {"behind_min_samples", kBehindMinSamples},
           {"abandons", s.abandons()},
           {"tie_rule", kTieRule}};
 }
