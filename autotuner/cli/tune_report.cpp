@@ -43,8 +43,8 @@ std::string search_cell(const Measurement& m) {
   if (r == StopReason::kEliminated) text = fmt::format("elim r{}", m.search_round);
   if (r == StopReason::kDropped) text = fmt::format("dropped r{}", m.search_round);
   if (r == StopReason::kAbandoned)
-    text = fmt::format("abandoned r{}: {} samples, min {:.2f}x best", m.search_round,
-                       m.timing.summary.count, m.behind);
+    text = fmt::format("abandoned r{}: {} sample{}, min {:.2f}x best", m.search_round,
+                       m.timing.summary.count, m.timing.summary.count == 1 ? "" : "s", m.behind);
   if (text.empty()) text = "-";
   if (m.reused_from > 0) text = "reused " + text;
   if (m.timing.throttled) text += ", throttled";
