@@ -10,7 +10,7 @@
 # With several kernels, one tune measures them all and "the winner" is the fastest across them.
 # -p passes --prune to the default-strategy runs (cost or none; occtune's default when absent:
 # cost, issue #18); exhaustive never prunes. -a passes --abandon-factor to the default-strategy
-# runs (occtune's default when absent: 1.5; 0: never abandon). -r sets the repeated default
+# runs (occtune's default when absent: 1.25; 0: never abandon). -r sets the repeated default
 # tunes (3; 0: none).
 #
 # Every run uses --force and its own database, so nothing is reused between runs. Results

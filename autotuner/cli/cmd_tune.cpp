@@ -83,6 +83,7 @@ const std::map<std::string_view, std::string_view> kFlagOf = {
     {"prune_factor", "--prune-factor"},
     {"prune_keep", "--prune-keep"},
     {"abandon_factor", "--abandon-factor"},
+    {"behind_factor", "--behind-factor"},
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -164,9 +165,15 @@ class Progress {
 std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
   // Issue #18: halving's abandon rule, when on, is part of how the table's rows were measured.
   const std::string abandon =
-      job.search.abandons() ? fmt::format(" (abandoning after {} samples at {}x the shape's best)",
-                                          kAbandonMinSamples, job.search.abandon_factor)
-                            : "";
+      job.search.abandons()
+          ? fmt::format(" (abandoning at {}x the shape's best from {} sample{}{})",
+                        job.search.abandon_factor, kAbandonMinSamples,
+                        kAbandonMinSamples == 1 ? "" : "s",
+                        job.search.behind_factor > 1
+                            ? fmt::format(", at {}x after {}", job.search.behind_factor,
+                                          kBehindMinSamples)
+                            : "")
+          : "";
   return fmt::format(
       "strategy {}{}, protocol: >= {} samples and {} s, relative IQR <= {}, "
       "give up at {} s or {} samples; L2 flush {}; throttled below {:.0f}% "
@@ -544,9 +551,13 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
   setting<int>(cmd, o, "--prune-keep", "cost pruning: candidates kept per family regardless",
                [](J& j, const int& v) { j.search.prune_keep = v; });
   setting<double>(cmd, o, "--abandon-factor",
-                  "halving: abandon a candidate whose fastest of its first samples is this x "
+                  "halving: abandon a candidate whose fastest sample, from its first, is this x "
                   "the shape's best median so far (0: never)",
                   [](J& j, const double& v) { j.search.abandon_factor = v; });
+  setting<double>(cmd, o, "--behind-factor",
+                  "halving: also abandon one whose fastest of 3 samples is this x the shape's "
+                  "best median so far (0: off)",
+                  [](J& j, const double& v) { j.search.behind_factor = v; });
   cmd->callback([&action, &ctx, o] { action = [o, &ctx] { return tune_command(*o, ctx); }; });
 }
 

@@ -43,8 +43,8 @@ std::string search_cell(const Measurement& m) {
   if (r == StopReason::kEliminated) text = fmt::format("elim r{}", m.search_round);
   if (r == StopReason::kDropped) text = fmt::format("dropped r{}", m.search_round);
   if (r == StopReason::kAbandoned)
-    text = fmt::format("abandoned r{}: {} samples, min {:.2f}x best", m.search_round,
-                       m.timing.summary.count, m.behind);
+    text = fmt::format("abandoned r{}: {} sample{}, min {:.2f}x best", m.search_round,
+                       m.timing.summary.count, m.timing.summary.count == 1 ? "" : "s", m.behind);
   if (text.empty()) text = "-";
   if (m.reused_from > 0) text = "reused " + text;
   if (m.timing.throttled) text += ", throttled";
@@ -139,6 +139,8 @@ nlohmann::json search_json(const SearchSettings& s) {
           {"prunes", s.prunes()},
           {"abandon_factor", s.abandon_factor},
           {"abandon_min_samples", kAbandonMinSamples},
+          {"behind_factor", s.behind_factor},
+          {"behind_min_samples", kBehindMinSamples},
           {"abandons", s.abandons()},
           {"tie_rule", kTieRule}};
 }

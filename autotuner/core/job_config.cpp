@@ -145,7 +145,7 @@ SettingNames config_key_names() {
     static const std::string_view search_fields[] = {
         "strategy",        "screen_samples", "drop_factor",    "finalists",
         "confirm_samples", "tie_level",      "max_candidates", "prune",
-        "prune_factor",    "prune_keep",     "abandon_factor"};
+        "prune_factor",    "prune_keep",     "abandon_factor", "behind_factor"};
     for (auto f : search_fields)
       if (f == field) return fmt::format("'search.{}'", field);
     return fmt::format("'measure.{}'", field);
@@ -197,7 +197,10 @@ void validate_protocol(const TimingPolicy& p, const SearchSettings& s, const Set
   check(s.abandon_factor == 0 || (s.abandon_factor > 1 && s.abandon_factor <= 1000),
         "abandon_factor", num(s.abandon_factor),
         "must be 0 (never abandon) or in (1, 1000] (a factor of the shape's best median, e.g. "
-        "1.5)");
+        "1.25)");
+  check(s.behind_factor == 0 || (s.behind_factor > 1 && s.behind_factor <= 1000),
+        "behind_factor", num(s.behind_factor),
+        "must be 0 (off) or in (1, 1000] (a factor of the shape's best median, e.g. 1.05)");
 }
 
 void validate_kernel_name(const std::string& name) {
@@ -302,7 +305,8 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
     reject_unknown(
         *t,
         {"strategy", "screen_samples", "drop_factor", "finalists", "confirm_samples", "tie_level",
-         "time_budget", "max_candidates", "prune", "prune_factor", "prune_keep", "abandon_factor"},
+         "time_budget", "max_candidates", "prune", "prune_factor", "prune_keep", "abandon_factor",
+         "behind_factor"},
         "search.", origin);
     auto& s = job.search;
     const std::string w = "search.";
@@ -318,6 +322,7 @@ JobConfig parse_job_config(std::string_view toml_text, const std::string& origin
     s.prune_factor = number(*t, "prune_factor", w, origin, s.prune_factor);
     s.prune_keep = positive_int(*t, "prune_keep", w, origin, s.prune_keep, 0);
     s.abandon_factor = number(*t, "abandon_factor", w, origin, s.abandon_factor);
+    s.behind_factor = number(*t, "behind_factor", w, origin, s.behind_factor);
   }
   try {
     validate_protocol(job.policy, job.search, config_key_names());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <utility>
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/ties.hpp"
@@ -64,15 +65,22 @@ class Halving : public SearchStrategy {
         finalists_(std::max(1, s.finalists)),
         level_(s.tie_level),
         target_(std::clamp(s.screen_samples, 1, std::max(1, policy.samples))),
-        abandon_factor_(s.abandons() ? s.abandon_factor : 0),
-        shape_best_ms_(shape_best_ms) {}
+        abandon_(AbandonRule::of(s)),
+        shape_best_ms_(shape_best_ms) {
+    // Issue #18: with an incumbent from an earlier family, the screen starts with a one-sample
+    // probe of everyone, so a candidate far behind it costs one sample, not the whole screen.
+    if (abandon_.factor > 1 && shape_best_ms > 0 && target_ > kAbandonMinSamples) {
+      screen_ = target_;
+      target_ = kAbandonMinSamples;
+    }
+  }
   std::string_view name() const override { return "halving"; }
   std::vector<int> order(const std::vector<CandidateTraits>& cs) const override {
     return occupancy_order(cs);
   }
   std::vector<Turn> next_round(std::vector<Contender>& race) override {
     // Before anything else: a contender far behind the incumbent gets no further turn.
-    abandon_hopeless(race, race_incumbent_ms(race, shape_best_ms_), abandon_factor_, rung_);
+    abandon_hopeless(race, race_incumbent_ms(race, shape_best_ms_), abandon_, rung_);
     for (;;) {
       const auto active = std::count_if(race.begin(), race.end(), [](const Contender& c) {
         return c.state == RaceState::kActive;
@@ -87,6 +95,11 @@ class Halving : public SearchStrategy {
           turns.push_back({i, std::min(batch_, target_ - n)});
       }
       if (!turns.empty()) return turns;
+      // The probe is over (and the abandon rule has seen it): the screen proper, no cut yet.
+      if (screen_ > 0) {
+        target_ = std::exchange(screen_, 0);
+        continue;
+      }
       // Everyone reached this round's target: cut, then raise the target.
       const int left = halving_cut(race, finalists_, drop_factor_, level_, rung_);
       const auto remaining = std::count_if(race.begin(), race.end(), [](const Contender& c) {
@@ -112,7 +125,8 @@ class Halving : public SearchStrategy {
   int finalists_;
   double level_;
   int target_;
-  double abandon_factor_;
+  int screen_ = 0;  // the screen's target while the probe runs; 0 after
+  AbandonRule abandon_;
   double shape_best_ms_;
   int rung_ = 0;
   bool final_ = false;
@@ -251,11 +265,21 @@ double race_incumbent_ms(const std::vector<Contender>& race, double shape_best_m
   return best;
 }
 
-int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, double factor, int round) {
-  if (!(factor > 1) || !(incumbent_ms > 0)) return 0;
+int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, const AbandonRule& rule,
+                     int round) {
+  if (!(incumbent_ms > 0)) return 0;
+  // The lowest threshold a contender with n samples is held to (0: none yet).
+  auto threshold = [&](int n) {
+    double t = 0;
+    for (auto [factor, min_samples] :
+         {std::pair{rule.factor, kAbandonMinSamples}, std::pair{rule.behind, kBehindMinSamples}})
+      if (factor > 1 && n >= min_samples && (t == 0 || factor < t)) t = factor;
+    return t;
+  };
   int left = 0;
   for (Contender& c : race) {
-    if (c.state != RaceState::kActive || int(c.samples_ms.size()) < kAbandonMinSamples) continue;
+    const double factor = threshold(int(c.samples_ms.size()));
+    if (c.state != RaceState::kActive || factor == 0) continue;
     const double fastest = *std::min_element(c.samples_ms.begin(), c.samples_ms.end());
     if (fastest < factor * incumbent_ms) continue;
     c.state = RaceState::kAbandoned;

@@ -31,16 +31,30 @@ struct SearchSettings {
   double prune_factor = 2.0;
   int prune_keep = 1;
   bool prunes() const { return prune == "cost" && strategy == "halving"; }
-  // Issue #18: halving abandons a candidate whose fastest sample, after kAbandonMinSamples, is
-  // already abandon_factor x the incumbent (the best median measured to the stopping rule so
-  // far at this shape, in any family). 0 = never. exhaustive and occupancy never abandon.
-  double abandon_factor = 1.5;
+  // Issue #18: halving abandons a candidate whose fastest sample is already abandon_factor x
+  // the incumbent (the best median measured to the stopping rule so far at this shape, in any
+  // family) from its first sample on (the screen's probe), or behind_factor x the incumbent
+  // once it has kBehindMinSamples. 0 = never. exhaustive and occupancy never abandon.
+  double abandon_factor = 1.25;
+  double behind_factor = 1.05;
   bool abandons() const { return abandon_factor > 0 && strategy == "halving"; }
 };
 
-// Samples a candidate has before the abandon rule may judge it: the default screen, so the rule
-// costs no extra turn; three samples must all be slow, not one stray launch.
-inline constexpr int kAbandonMinSamples = 3;
+// Issue #18 ("tuning within 2 s"): samples a candidate has before each abandon threshold may
+// judge it. One sample far behind (abandon_factor) is enough: halving's screen probes everyone
+// with one sample first. Three samples all somewhat behind (behind_factor) are needed for the
+// tighter threshold, so one stray slow launch cannot retire a contender near the incumbent.
+inline constexpr int kAbandonMinSamples = 1;
+inline constexpr int kBehindMinSamples = 3;
+
+// The two thresholds of the abandon rule; factor <= 1 turns a threshold off.
+struct AbandonRule {
+  double factor = 0;  // from kAbandonMinSamples
+  double behind = 0;  // from kBehindMinSamples
+  static AbandonRule of(const SearchSettings& s) {
+    return s.abandons() ? AbandonRule{s.abandon_factor, s.behind_factor} : AbandonRule{};
+  }
+};
 
 // "halving, exhaustive, occupancy"
 std::string strategy_names();
@@ -132,10 +146,12 @@ int halving_cut(std::vector<Contender>& race, int finalists, double drop_factor,
 // and the medians of this race's contenders measured to the stopping rule. 0 when there is none.
 double race_incumbent_ms(const std::vector<Contender>& race, double shape_best_ms);
 
-// Abandons every active contender with at least kAbandonMinSamples samples whose fastest sample
-// is at least factor x incumbent_ms: the minimum bounds its median from below, so a faster
-// kernel could hide there only if every one of its samples were that much too slow. Records the
-// ratio in `behind`; returns how many left. factor <= 1 or no incumbent: none.
-int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, double factor, int round);
+// Abandons every active contender whose fastest sample is at least rule.factor x incumbent_ms
+// (from kAbandonMinSamples samples) or rule.behind x incumbent_ms (from kBehindMinSamples): the
+// minimum bounds its median from below, so a faster kernel could hide there only if every one
+// of its samples were that much too slow. Records the ratio in `behind`; returns how many left.
+// No incumbent: none.
+int abandon_hopeless(std::vector<Contender>& race, double incumbent_ms, const AbandonRule& rule,
+                     int round);
 
 }  // namespace occtune

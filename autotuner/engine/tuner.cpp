@@ -252,10 +252,11 @@ TuneOutcome run_tune(MeasurementBackend& backend, MeasurementSink& store, const 
     if (!abandoned_families.empty())
       spdlog::info(
           "{}: no winner for {}: their candidates were abandoned (fastest sample at least "
-          "{}x the shape's best so far); a lookup of such a key answers with its "
-          "fastest, stop reason 'abandoned' (--abandon-factor 0 or --strategy "
-          "exhaustive measures them fully)",
-          shape.str(), abandoned_families, request.search.abandon_factor);
+          "{}x the shape's best so far, or {}x after {} samples); a lookup of such a key "
+          "answers with its fastest, stop reason 'abandoned' (--abandon-factor 0 or "
+          "--strategy exhaustive measures them fully)",
+          shape.str(), abandoned_families, request.search.abandon_factor,
+          request.search.behind_factor, kBehindMinSamples);
     if (request.reference_after && !user_kernels && !interrupted && !outcome.context_lost) {
       progress(shape, "cublas", "reference", done, "", 0);
       result.cublas_after = sample_reference(backend, request, interrupted);

@@ -43,6 +43,7 @@ TEST(CliTuneFlags, BadProtocolAndSearchValuesNameTheFlag) {
   expect_usage("--prune-factor 0.5", "--prune-factor = 0.5");
   expect_usage("--prune-keep -1", "--prune-keep = -1");
   expect_usage("--abandon-factor 0.9", "--abandon-factor = 0.9");  // issue #18
+  expect_usage("--behind-factor 1", "--behind-factor = 1");
 }
 
 TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
@@ -62,7 +63,7 @@ TEST(CliTuneFlags, HelpListsEveryProtocolAndSearchFlag) {
                            "--tie-level",      "--quiet",
                            "--no-isolation",   "--prune",
                            "--prune-factor",   "--prune-keep",
-                           "--abandon-factor"})
+                           "--abandon-factor", "--behind-factor"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

@@ -456,8 +456,15 @@ TEST(CostModel, SearchPruneSettingsParseAndValidate) {
   expect_config_error("prune = \"roofline\"", "cost, none");
   expect_config_error("prune_factor = 0.5", "'search.prune_factor' = 0.5");
   expect_config_error("prune_keep = -1", "prune_keep");
-  // Issue #18: the abandon factor: 1.5 by default, 0 turns it off, a factor must exceed 1.
-  EXPECT_DOUBLE_EQ(defaults.search.abandon_factor, 1.5);
+  // Issue #18: the abandon factors: 1.25 (from one sample) and 1.05 (from three) by default, 0
+  // turns either off, a factor must exceed 1.
+  EXPECT_DOUBLE_EQ(defaults.search.abandon_factor, 1.25);
+  EXPECT_DOUBLE_EQ(defaults.search.behind_factor, 1.05);
+  EXPECT_DOUBLE_EQ(
+      parse_job_config("version = 1\n[search]\nbehind_factor = 1.1\n", "job.toml")
+          .search.behind_factor,
+      1.1);
+  expect_config_error("behind_factor = 0.95", "'search.behind_factor' = 0.95");
   EXPECT_TRUE(defaults.search.abandons());
   EXPECT_FALSE(parse_job_config("version = 1\n[search]\nabandon_factor = 0\n", "job.toml")
                    .search.abandons());

@@ -310,29 +310,52 @@ TEST(Strategies, HalvingSpendsFarFewerSamplesAndKeepsTheBest) {
 }
 
 // Issue #18: the abandon rule. A contender whose fastest sample is at least factor x the
-// incumbent's median leaves after kAbandonMinSamples; one within the factor stays, and so does
-// one with fewer samples, however slow.
-TEST(Abandon, BeyondTheFactorAfterTheMinimumSamplesOnly) {
+// incumbent's median leaves from kAbandonMinSamples (one sample); one at least behind x leaves
+// from kBehindMinSamples (three); one within both stays, and so does one with too few samples
+// for the threshold it crosses.
+TEST(Abandon, BeyondEachFactorAfterItsMinimumSamplesOnly) {
+  ASSERT_EQ(kAbandonMinSamples, 1);
+  ASSERT_EQ(kBehindMinSamples, 3);
+  const AbandonRule rule{1.25, 1.05};
   std::vector<Contender> race;
-  race.push_back(contender(0, 3.0, 0.001, kAbandonMinSamples));      // 3.0x the incumbent
-  race.push_back(contender(1, 1.45, 0.001, kAbandonMinSamples));     // within 1.5x
-  race.push_back(contender(2, 9.0, 0.001, kAbandonMinSamples - 1));  // too few samples yet
-  race.push_back(contender(3, 1.6, 0.001, 10));
-  race[3].samples_ms.push_back(1.2);  // one fast sample: the minimum is within the factor
-  const int left = abandon_hopeless(race, 1.0, 1.5, 2);
-  EXPECT_EQ(left, 1);
-  EXPECT_EQ(race[0].state, RaceState::kAbandoned);
-  EXPECT_EQ(race[0].stop, StopReason::kAbandoned);
-  EXPECT_EQ(race[0].round, 2);
-  EXPECT_NEAR(race[0].behind, 3.0 * (1 - 0.001), 1e-9);  // its fastest sample / the incumbent
-  EXPECT_TRUE(race[0].retired());
-  for (int i : {1, 2, 3}) EXPECT_EQ(race[size_t(i)].state, RaceState::kActive) << i;
-  // Exactly at the factor is abandoned; no incumbent or a factor of 0 (off) abandons nothing.
-  std::vector<Contender> edge = {contender(0, 1.5, 0.0)};
-  EXPECT_EQ(abandon_hopeless(edge, 0.0, 1.5, 0), 0);
-  EXPECT_EQ(abandon_hopeless(edge, 1.0, 0.0, 0), 0);
-  EXPECT_EQ(abandon_hopeless(edge, 1.0, 1.5, 0), 1);
+  race.push_back(contender(0, 3.0, 0.001, 1));      // one sample, 3.0x the incumbent
+  race.push_back(contender(1, 1.2, 0.001, 1));      // one sample within 1.25x
+  race.push_back(contender(2, 1.1, 0.001, 3));      // three samples, all beyond 1.05x
+  race.push_back(contender(3, 1.1, 0.001, 2));      // two: not yet for the behind threshold
+  race.push_back(contender(4, 1.03, 0.001, 10));    // within 1.05x
+  race.push_back(contender(5, 1.6, 0.001, 10));
+  race[5].samples_ms.push_back(1.02);  // one fast sample: the minimum is within both factors
+  const int left = abandon_hopeless(race, 1.0, rule, 2);
+  EXPECT_EQ(left, 2);
+  for (int i : {0, 2}) {
+    EXPECT_EQ(race[size_t(i)].state, RaceState::kAbandoned) << i;
+    EXPECT_EQ(race[size_t(i)].stop, StopReason::kAbandoned) << i;
+    EXPECT_EQ(race[size_t(i)].round, 2) << i;
+    EXPECT_TRUE(race[size_t(i)].retired()) << i;
+  }
+  EXPECT_NEAR(race[0].behind, 3.0, 1e-9);  // its fastest sample / the incumbent
+  EXPECT_NEAR(race[2].behind, 1.1 * (1 - 0.001), 1e-9);
+  for (int i : {1, 3, 4, 5}) EXPECT_EQ(race[size_t(i)].state, RaceState::kActive) << i;
+  // Exactly at a factor is abandoned; no incumbent or a rule that is off abandons nothing; a
+  // rule without the behind threshold keeps the three-sample contender at 1.1x.
+  std::vector<Contender> edge = {contender(0, 1.25, 0.0, 1)};
+  EXPECT_EQ(abandon_hopeless(edge, 0.0, rule, 0), 0);
+  EXPECT_EQ(abandon_hopeless(edge, 1.0, AbandonRule{}, 0), 0);
+  EXPECT_EQ(abandon_hopeless(edge, 1.0, rule, 0), 1);
+  std::vector<Contender> near = {contender(0, 1.1, 0.001, 3)};
+  EXPECT_EQ(abandon_hopeless(near, 1.0, AbandonRule{1.25, 0}, 0), 0);
+  EXPECT_EQ(abandon_hopeless(near, 1.0, AbandonRule{0, 1.05}, 0), 1);
   EXPECT_EQ(to_string(StopReason::kAbandoned), "abandoned");
+  // Off in the settings: no threshold at all; exhaustive never abandons.
+  SearchSettings s;
+  EXPECT_DOUBLE_EQ(AbandonRule::of(s).factor, 1.25);
+  EXPECT_DOUBLE_EQ(AbandonRule::of(s).behind, 1.05);
+  s.abandon_factor = 0;
+  EXPECT_DOUBLE_EQ(AbandonRule::of(s).factor, 0);
+  EXPECT_DOUBLE_EQ(AbandonRule::of(s).behind, 0);
+  s.abandon_factor = 1.25;
+  s.strategy = "exhaustive";
+  EXPECT_DOUBLE_EQ(AbandonRule::of(s).behind, 0);
 }
 
 // The incumbent: the shape's best so far, or a faster median of this race measured to the
@@ -351,34 +374,45 @@ TEST(Abandon, IncumbentIsTheBestMedianMeasuredToTheStoppingRule) {
   EXPECT_DOUBLE_EQ(race_incumbent_ms({contender(0, 0.5)}, 0), 0.0);
 }
 
-// Halving with an incumbent from an earlier family: the hopeless leave after the screen, the
-// finalists are the rest, and an abandoned contender is never finished (so never a winner).
-// Exhaustive with the same incumbent and factor measures everyone to the stopping rule.
-TEST(Abandon, HalvingAbandonsAfterTheScreenAndExhaustiveNever) {
+// Halving with an incumbent from an earlier family (issue #18, "tuning within 2 s"): the screen
+// probes everyone with one sample first; the far behind (>= 1.25x) leave after that one
+// sample, the somewhat behind (>= 1.05x) after the screen's three, and the finalists are the
+// rest; an abandoned contender is never finished (so never a winner). Exhaustive with the same
+// incumbent measures everyone to the stopping rule.
+TEST(Abandon, HalvingProbesThenAbandonsAndExhaustiveNever) {
   TimingPolicy p;
   p.samples = 20;
   p.min_time_s = 0;
-  SearchSettings s;  // halving, screen 3, abandon_factor 1.5
-  ASSERT_EQ(s.screen_samples, kAbandonMinSamples);
-  const std::vector<double> truth = {1.1, 1.2, 1.3, 1.6, 1.8, 1.9, 5.0};
+  SearchSettings s;  // halving, screen 3, abandon_factor 1.25, behind_factor 1.05
+  ASSERT_EQ(s.screen_samples, kBehindMinSamples);
+  const std::vector<double> truth = {0.98, 1.0, 1.03, 1.06, 1.2, 1.3, 1.6, 5.0};
   auto halving = make_strategy(s, p, /*shape_best_ms=*/1.0);
   auto race = fresh_race(int(truth.size()));
+  // The first round is the probe: one sample each.
+  const auto probe = halving->next_round(race);
+  ASSERT_EQ(probe.size(), truth.size());
+  for (const Turn& t : probe) EXPECT_EQ(t.samples, 1);
+  EXPECT_EQ(halving->phase(), "screen");
+  for (const Turn& t : probe) race[size_t(t.contender)].samples_ms.push_back(truth[size_t(t.contender)]);
   drive(*halving, race, truth);
   for (size_t i = 0; i < truth.size(); ++i) {
-    const bool hopeless = truth[i] >= 1.5;
-    EXPECT_EQ(race[i].state, hopeless ? RaceState::kAbandoned : RaceState::kFinished) << i;
-    if (hopeless) {
-      EXPECT_EQ(race[i].samples_ms.size(), size_t(kAbandonMinSamples)) << i;
+    const bool far = truth[i] >= 1.25, behind = truth[i] >= 1.05;
+    EXPECT_EQ(race[i].state, behind ? RaceState::kAbandoned : RaceState::kFinished) << i;
+    if (behind) {
+      EXPECT_EQ(race[i].samples_ms.size(), size_t(far ? 1 : kBehindMinSamples)) << i;
       EXPECT_EQ(race[i].round, 0) << i;
     }
   }
-  // Without an incumbent (the first family of a shape) nothing is abandoned at the screen: the
-  // 5.0 is dropped by halving (beyond 2x the best), the rest race on.
+  // Without an incumbent (the first family of a shape) there is no probe and nothing is
+  // abandoned at the screen: the 5.0 is dropped by halving (beyond 2x the best), the rest race.
   auto first = make_strategy(s, p, 0);
   auto race0 = fresh_race(int(truth.size()));
+  for (const Turn& t : first->next_round(race0)) EXPECT_EQ(t.samples, 3);
+  race0 = fresh_race(int(truth.size()));
+  first = make_strategy(s, p, 0);
   drive(*first, race0, truth);
-  EXPECT_EQ(race0[6].state, RaceState::kDropped);
-  for (size_t i = 0; i < 6; ++i) EXPECT_NE(race0[i].state, RaceState::kAbandoned) << i;
+  EXPECT_EQ(race0[7].state, RaceState::kDropped);
+  for (size_t i = 0; i < 7; ++i) EXPECT_NE(race0[i].state, RaceState::kAbandoned) << i;
 
   s.strategy = "exhaustive";
   EXPECT_FALSE(s.abandons());

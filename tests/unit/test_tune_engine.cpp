@@ -562,8 +562,9 @@ TEST(TuneEngine, AnInterruptedRunResumesAndForceMeasuresAgain) {
 }
 
 // Issue #18: a family whose candidates are all far behind the shape's best so far is abandoned
-// after the screen: every candidate checked, sampled kAbandonMinSamples times, stored as
-// abandoned with its few samples, and none is the winner; a family within the factor races on.
+// at the screen's probe: every candidate checked, sampled kAbandonMinSamples times (once),
+// stored as abandoned with its few samples, and none is the winner; a family within the factor
+// races on.
 // Exhaustive measures the same families fully.
 TEST(TuneEngine, HalvingAbandonsFamiliesFarBehindTheShapesBest) {
   const std::vector<double> truth = {1.0, 1.2, 1.6, 1.7};
@@ -614,6 +615,61 @@ TEST(TuneEngine, HalvingAbandonsFamiliesFarBehindTheShapesBest) {
     for (const Measurement& m : k.measurements) EXPECT_TRUE(is_final(m.timing.stop)) << k.kernel;
   }
   EXPECT_EQ(all_checks, 8u);
+}
+
+// Issue #18, "tuning within 2 s": after the first family, a candidate 1.25x or more behind the
+// shape's best leaves after its one-sample probe and one 1.05x or more behind after the
+// screen's three samples; the best of a family within 1.05x still races to its final. The
+// winner stays the true best; the abandoned rows are stored with their samples.
+TEST(TuneEngine, HalvingProbesThenAbandonsTheFarAndTheSomewhatBehind) {
+  const std::vector<double> truth = {1.0, 1.02, 1.2, 1.6};
+  FakeBackend backend(truth, 0.003, 41);
+  backend.family_scale["tiled_static"] = 1.1;  // 1.1, 1.122: behind; 1.32, 1.76: far
+  backend.family_scale["naive"] = 3.0;         // all far
+  backend.family_scale["coarsened"] = 1.02;    // 1.02, 1.04: within; 1.22: behind; 1.63: far
+  testing::MemorySink store;
+  auto request = request_for(backend, "halving");
+  request.kernels = {"tiled_dynamic", "tiled_static", "naive", "coarsened"};
+  auto run = tune(backend, store, request);
+  const auto& ks = run.outcome.shapes.at(0).kernels;
+  ASSERT_EQ(ks.size(), 4u);
+  EXPECT_EQ(backend.checks.size(), 16u);  // everyone's correctness is still checked
+  auto samples_of = [](const KernelResult& k) {
+    std::vector<size_t> n;
+    for (const Measurement& m : k.measurements) n.push_back(m.timing.summary.count);
+    return n;
+  };
+  ASSERT_GE(ks[0].winner, 0);
+  EXPECT_EQ(ks[0].measurements[size_t(ks[0].winner)].candidate.variant->symbol, "Fake<0>");
+  EXPECT_EQ(ks[1].abandoned, 4);
+  EXPECT_EQ(samples_of(ks[1]), (std::vector<size_t>{3, 3, 1, 1}));
+  EXPECT_EQ(ks[2].abandoned, 4);
+  EXPECT_EQ(samples_of(ks[2]), (std::vector<size_t>{1, 1, 1, 1}));
+  for (const KernelResult* k : {&ks[1], &ks[2]}) {
+    EXPECT_EQ(k->winner, -1) << k->kernel;
+    for (const Measurement& m : k->measurements) {
+      EXPECT_EQ(m.timing.stop, StopReason::kAbandoned) << k->kernel;
+      EXPECT_GE(m.behind, 1.05) << k->kernel;
+    }
+    const auto& rows = store.run(k->run_id).measurements;
+    ASSERT_EQ(rows.size(), 4u) << k->kernel;
+    for (const auto& row : rows) EXPECT_EQ(row.stop_reason, "abandoned") << k->kernel;
+  }
+  // coarsened at 1.02x: its best races on to the stopping rule; its 1.2x and 1.6x do not.
+  ASSERT_GE(ks[3].winner, 0);
+  EXPECT_EQ(ks[3].measurements[size_t(ks[3].winner)].candidate.variant->symbol, "Fake<0>");
+  EXPECT_TRUE(is_final(ks[3].measurements[size_t(ks[3].winner)].timing.stop));
+  EXPECT_EQ(ks[3].measurements[2].timing.summary.count, 3u);  // 1.224x: behind, not far
+  EXPECT_EQ(ks[3].measurements[3].timing.summary.count, 1u);  // 1.632x: far
+  // With the thresholds off the same families cost many times the samples.
+  FakeBackend all(truth, 0.003, 42);
+  all.family_scale = backend.family_scale;
+  testing::MemorySink other;
+  auto off = request_for(all, "halving");
+  off.kernels = request.kernels;
+  off.search.abandon_factor = 0;
+  tune(all, other, off);
+  EXPECT_GT(all.now, 2 * backend.now) << "off " << all.now << " s, on " << backend.now << " s";
 }
 
 TEST(TuneEngine, ProgressCountsToTheTotal) {
