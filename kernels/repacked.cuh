@@ -171,8 +171,8 @@ namespace occtune::kernels {
 // must be registered by its own family. Chosen for the shapes of issue #18 that are misaligned:
 // the large-square register-blocked winner (4097^3), its medium 64x128 tile, the split-K tile
 // that wins 1000-1024^3 and 3001x1000x4097, and the stream-K tile that wins 1025^3, 2049^3 and
-// 698x2077x4461; on sm_90 the two tma configurations that win 4096^3-8192^3 and 2048^3 (their
-// architecture rule carried over); in nt, tn and tt the two register-blocked tiles registered
+// 698x2077x4461; on sm_90 the tma configurations that win 4096^3-8192^3, 2048^3 and the
+// under-filled mid sizes (their architecture rule carried over); in nt, tn and tt the two register-blocked tiles registered
 // there. No kernel is compiled for them: a repacked variant launches the inner variant's kernel.
 #define OCCTUNE_REPACKED_VARIANTS(X) \
   OCCTUNE_REPACKED_TILE_VARIANTS(X)  \
@@ -191,10 +191,13 @@ namespace occtune::kernels {
   X(TN<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)      \
   X(TT<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)
 
-// sm_90 only (kernels/tma.cuh); their GPU test: tests/gpu/test_tma_family.cu.
-#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                    \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)    \
-  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)
+// sm_90 only (kernels/tma.cuh): the two data-parallel tiles and the stream-K hybrid that won
+// the under-filled mid-size shapes (docs/PERFORMANCE.md "tma"); their GPU test:
+// tests/gpu/test_tma_family.cu.
+#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                                \
+  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)                \
+  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)                \
+  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 1>)
 
 // The symbol of the repacked variant of `inner` (inner's symbol, as registered).
 inline std::string repacked_symbol(const std::string& inner) { return "Repacked<" + inner + ">"; }

@@ -216,14 +216,14 @@ GemmConfig tma_config(std::string spelled) {
 // best at 4096^3, 8192^3 and 4100^3 (r240), the same with the lab's default split (232 / 40),
 // and the lab's best at 2048^3 (BK 16, 6 stages) with 240 / 24, which ptxas compiles without
 // spills where 232 / 40 spilled 4 bytes here (docs/PERFORMANCE.md "tma"). Then the stream-K
-// variants of the 232 / 40 tile and of the BK 16 one (TmaStreamK<tile, sk>, kernels/tma.cuh),
-// each as the data-parallel hybrid (sk 1) and with every tile streamed (sk 2).
+// variants of the BK 16 tile (TmaStreamK<tile, sk>, kernels/tma.cuh) as the data-parallel
+// hybrid (sk 1) and with every tile streamed (sk 2). Those of the BK 32 232 / 40 tile were
+// 0.60-0.79x cuBLAS where these were 0.80-0.88x, on every shape measured (H100, wave 7 call F,
+// docs/PERFORMANCE.md "tma"), and are not registered.
 #define OCCTUNE_TMA_VARIANTS(X)                                         \
   X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 240, 24>)                \
   X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)                \
   X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)                \
-  X(TmaStreamK<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 1>) \
-  X(TmaStreamK<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 2>) \
   X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 1>) \
   X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 2>)
 

@@ -554,7 +554,9 @@ INSTANTIATE_TEST_SUITE_P(TileFamilies, EmulatedVariant,
                          ::testing::Range(std::size_t(0), cases().size()), case_name);
 
 // The emulated list is the registered list: a variant added to a family's list, in any
-// layout, is emulated, and nothing is registered that the emulator does not run.
+// layout, is emulated, and nothing is registered that the emulator does not run. The exception
+// is tma code (sm_90a inline assembly the emulator cannot run), wrapped by repacked too: its GPU
+// test is tests/gpu/test_tma_family.cu.
 TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
   std::set<std::string> emulated, registered;
   for (auto& c : cases())
@@ -562,7 +564,8 @@ TEST(EmulatedVariants, CoverEveryRegisteredTileVariant) {
       emulated.insert(c.symbol);
   for (auto* family :
        {"coarsened", "regblocked", "pipelined", "splitk", "skinny", "streamk", "repacked"})
-    for (auto* v : all_variants_of(family)) registered.insert(v->symbol);
+    for (auto* v : all_variants_of(family))
+      if (v->symbol.find("TmaGemm<") == std::string::npos) registered.insert(v->symbol);
   EXPECT_EQ(emulated, registered);
   EXPECT_GE(registered.size(), 20u);
   // Every registered layout of a tile family is covered, and every family has all four.
