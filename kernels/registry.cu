@@ -230,15 +230,8 @@ cudaError_t launch_prepared(const VariantInfo& v, const GemmArgs& args, cudaStre
 }
 
 cudaError_t launch_variant(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {
-  auto* e = find_entry(v.symbol);
-  if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
-  if (v.dynamic_smem > 48 * 1024) {
-    auto err = cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(v.dynamic_smem));
-    if (err != cudaSuccess) return err;
-  }
-  return e->launch(args, grid_for(v, args.m, args.n), dim3(unsigned(v.block_x), unsigned(v.block_y)),
-                   v.dynamic_smem, stream);
+  if (const cudaError_t err = prepare_variant(v); err != cudaSuccess) return err;
+  return launch_prepared(v, args, stream);
 }
 
 }  // namespace occtune::kernels

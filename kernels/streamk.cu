@@ -10,38 +10,29 @@
 namespace occtune::kernels {
 namespace {
 
-// The blocks the variant keeps resident on the current device (kernels/streamk_launch.cuh).
+// The variant's plan on the current device's persistent grid (kernels/streamk_launch.cuh).
 template <class Variant>
-int resident_blocks() {
-  return streamk::resident_blocks<Variant>({reinterpret_cast<const void*>(&gemm_entry<Variant>),
-                                            Variant::kMaxThreads, Variant::kSmemBytes,
-                                            Variant::kBlocksPerSm});
-}
-
-template <class Variant>
-StreamKPlan plan_on_device(int m, int n, int k, int resident) {
+StreamKPlan plan_on_device(int m, int n, int k) {
   const auto& p = Variant::kParams;
-  return Variant::make_plan(m, n, k, StreamKPlan::grid(m, n, k, p.bm, p.bn, p.bk, resident));
+  return streamk::device_plan<Variant>({reinterpret_cast<const void*>(&gemm_entry<Variant>),
+                                        Variant::kMaxThreads, Variant::kSmemBytes,
+                                        Variant::kBlocksPerSm},
+                                       m, n, k, p.bm, p.bn, p.bk);
 }
 
 // Partial-sum slots of the shape on the current device (0 when no tile is split there).
 template <class Variant>
 std::size_t streamk_workspace(int m, int n, int k) {
-  const int resident = resident_blocks<Variant>();
-  if (resident <= 0) return 0;
-  const auto& p = Variant::kParams;
-  return std::size_t(plan_on_device<Variant>(m, n, k, resident).workspace_floats(p.bm, p.bn)) *
-         sizeof(float);
+  return streamk::workspace_bytes(plan_on_device<Variant>(m, n, k), Variant::kParams.bm,
+                                  Variant::kParams.bn);
 }
 
 template <class Variant>
 cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block, size_t smem,
                            cudaStream_t stream) {
-  const int resident = resident_blocks<Variant>();
-  if (resident <= 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
-  const auto& p = Variant::kParams;
-  const StreamKPlan plan = plan_on_device<Variant>(args.m, args.n, args.k, resident);
-  const std::size_t need = std::size_t(plan.workspace_floats(p.bm, p.bn)) * sizeof(float);
+  const StreamKPlan plan = plan_on_device<Variant>(args.m, args.n, args.k);
+  if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
+  const std::size_t need = streamk::workspace_bytes(plan, Variant::kParams.bm, Variant::kParams.bn);
   // Without its workspace the variant cannot run; refuse like a bad launch configuration.
   if (need > 0 && (!args.workspace || args.workspace_bytes < need)) return cudaErrorInvalidValue;
   gemm_entry<Variant><<<unsigned(plan.blocks), block, smem, stream>>>(args);

@@ -57,6 +57,21 @@ int resident_blocks(const Persistent& k) {
   return blocks;
 }
 
+// The plan of an m x n x k launch of Variant (its tile bm x bn x bk) on the persistent grid the
+// current device keeps for kernel `k` (Variant::make_plan: the family's hybrid choice). No
+// tiles when the device gives no answer, which a launch refuses and which needs no workspace.
+template <class Variant>
+StreamKPlan device_plan(const Persistent& kernel, int m, int n, int k, int bm, int bn, int bk) {
+  const int resident = resident_blocks<Variant>(kernel);
+  if (resident <= 0) return StreamKPlan{};
+  return Variant::make_plan(m, n, k, StreamKPlan::grid(m, n, k, bm, bn, bk, resident));
+}
+
+// Bytes of partial-sum slots the plan needs (0 when no tile is split, or without a plan).
+inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
+  return std::size_t(plan.workspace_floats(bm, bn)) * sizeof(float);
+}
+
 // One block per stream-K tile; Variant::fixup adds a split tile's partials into C.
 template <class Variant>
 __global__ void __launch_bounds__(kFixupThreads)

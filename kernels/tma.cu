@@ -5,7 +5,6 @@
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 
 #include "kernels/applicability.hpp"
@@ -15,8 +14,6 @@
 
 namespace occtune::kernels {
 namespace {
-
-constexpr int kMaxDevices = 64;  // devices with a cached shared-memory opt-in
 
 // Where the family runs: the data every configuration carries (GemmConfig -> VariantInfo) and
 // the launch checks, so that planning, the launch and occtune::sgemm apply one rule.
@@ -110,20 +107,6 @@ const void* entry_of() {
     return reinterpret_cast<const void*>(&tma_entry<C>);
 }
 
-// Opts the kernel in to its shared memory on the current device, once per device.
-template <class C>
-cudaError_t opt_in_smem() {
-  static std::atomic<bool> done[kMaxDevices];
-  int device = 0;
-  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const bool cacheable = device >= 0 && device < kMaxDevices;
-  if (cacheable && done[device].load(std::memory_order_acquire)) return cudaSuccess;
-  const cudaError_t err = cudaFuncSetAttribute(
-      entry_of<C>(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::kSmemBytes));
-  if (err == cudaSuccess && cacheable) done[device].store(true, std::memory_order_release);
-  return err;
-}
-
 // What the rule rules out, refused like a bad launch configuration before anything runs.
 bool refused(const GemmArgs& p) {
   const OperandLayout operands{p.lda, p.ldb, p.ldc, reinterpret_cast<std::uintptr_t>(p.a),
@@ -136,29 +119,25 @@ template <class C>
 cudaError_t launch_tma(const GemmArgs& p, dim3 grid, dim3 block, size_t smem,
                        cudaStream_t stream) {
   if (refused(p)) return cudaErrorInvalidValue;
-  if (const cudaError_t err = opt_in_smem<C>(); err != cudaSuccess) return err;
   CUtensorMap a{}, b{};  // with K = 0 the kernel never reads them (no slab to copy)
   if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
   tma_entry<C><<<grid, block, smem, stream>>>(a, b, p);
   return cudaGetLastError();
 }
 
-// Stream-K: the persistent blocks the device keeps resident (one per SM: 1 block per SM is all
-// the shared memory allows), never more than there are iterations (StreamKPlan::grid), and the
-// plan of the shape on that grid; 0 blocks when there is no device answer.
+// Stream-K: the plan on the persistent blocks the device keeps resident (one per SM: 1 block per
+// SM is all the shared memory allows), never more than there are iterations
+// (kernels/streamk_launch.cuh).
 template <class C>
 StreamKPlan streamk_plan(int m, int n, int k) {
-  const int resident = streamk::resident_blocks<C>({entry_of<C>(), C::kThreads, C::kSmemBytes, 1});
-  if (resident <= 0) return StreamKPlan{};
-  return C::make_plan(m, n, k, StreamKPlan::grid(m, n, k, C::BM, C::BN, C::BK, resident));
+  return streamk::device_plan<C>({entry_of<C>(), C::kThreads, C::kSmemBytes, 1}, m, n, k, C::BM,
+                                 C::BN, C::BK);
 }
 
 // Partial-sum slots of the shape on the current device (0 when no tile is split there).
 template <class C>
 std::size_t streamk_workspace(int m, int n, int k) {
-  const StreamKPlan plan = streamk_plan<C>(m, n, k);
-  if (plan.tiles == 0) return 0;
-  return std::size_t(plan.workspace_floats(C::BM, C::BN)) * sizeof(float);
+  return streamk::workspace_bytes(streamk_plan<C>(m, n, k), C::BM, C::BN);
 }
 
 template <class C>
@@ -167,12 +146,11 @@ cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block
   if (refused(p)) return cudaErrorInvalidValue;
   const StreamKPlan plan = streamk_plan<C>(p.m, p.n, p.k);
   if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
-  const std::size_t need = std::size_t(plan.workspace_floats(C::BM, C::BN)) * sizeof(float);
+  const std::size_t need = streamk::workspace_bytes(plan, C::BM, C::BN);
   // Without its workspace (float4 stores: 16-byte aligned) the variant cannot run.
   if (need > 0 && (!p.workspace || p.workspace_bytes < need ||
                    reinterpret_cast<std::uintptr_t>(p.workspace) % 16 != 0))
     return cudaErrorInvalidValue;
-  if (const cudaError_t err = opt_in_smem<C>(); err != cudaSuccess) return err;
   CUtensorMap a{}, b{};
   if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
   tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
