@@ -41,7 +41,8 @@ std::vector<FamilySpace> build_spaces() {
         {"wn", warp},
         {"stages", {2, 3, 4, 5, 6}},
         {"areg", {0, 1}},
-        {"order", {0, 1}}}},
+        {"order", {0, 1}},
+        {"fbuf", {1, 2}, 1}}},
       {"splitk",
        TileFamily::kSplitK,
        {{"bm", {32, 64, 128}},
@@ -54,7 +55,8 @@ std::vector<FamilySpace> build_spaces() {
         {"stages", {2, 3, 4}},
         {"areg", {0, 1}},
         {"splits", {2, 4, 8, 16, 32, 64, 128}},
-        {"order", {0, 1}}}},
+        {"order", {0, 1}},
+        {"fbuf", {1, 2}, 1}}},
   };
 }
 
@@ -121,7 +123,10 @@ std::vector<TileParams> FamilySpace::enumerate() const {
 
 std::vector<std::pair<std::string, int>> FamilySpace::named_params(const TileParams& p) const {
   std::vector<std::pair<std::string, int>> out;
-  for (auto& axis : axes) out.emplace_back(axis.name, tile_param(p, axis.name));
+  for (auto& axis : axes) {
+    const int value = tile_param(p, axis.name);
+    if (value != axis.unlabelled) out.emplace_back(axis.name, value);
+  }
   return out;
 }
 

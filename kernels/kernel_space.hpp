@@ -27,10 +27,11 @@ struct TileParams {
   int order = 0;       // FMA loop over the thread tile: 0 = rows outside, 1 = columns outside
                        // (same arithmetic; nvcc allocates registers differently, which moves
                        // the issue rate by up to 15%: docs/PERFORMANCE.md)
-  int fbuf = 1;        // register-blocked: register buffers of the A and B fragments. 1 = the
-                       // fragments of k are read just before its FMAs; 2 = those of k + 1 are
-                       // read while k is computed, and the slab's barrier comes before its
-                       // last k, so the next slab's first fragments load during it
+  int fbuf = 1;        // register buffers of the A and B fragments (register-blocked and,
+                       // since wave 8, the cp.async families). 1 = the fragments of k are read
+                       // just before its FMAs; 2 = those of k + 1 are read while k is computed,
+                       // and the slab's barrier comes before its last k, so the next slab's
+                       // first fragments load during it
   int ldk = 0;         // register-blocked with fbuf 2: the k of a slab before whose FMAs the
                        // next slab's global loads are issued (0..bk-1; where they sit moves nvcc's
                        // schedule: 4-9% at 4096^3 on the H100, docs/PERFORMANCE.md)
@@ -61,11 +62,17 @@ constexpr std::size_t tile_workspace_bytes(const TileParams& p, long long m, lon
 
 // Register budget the kernel is compiled for (__launch_bounds__ min blocks): 128 per thread
 // keeps two 256-thread blocks of 8x8 per thread resident; larger per-thread tiles need up to
-// 255 and accept one block. Every supported architecture has 64K registers per SM.
+// 255 and accept one block. The cp.async pipeline with double-buffered fragments holds a second
+// set of fragments across the slab's barrier: 168 (three 128-thread blocks) kept its 8x8 tile
+// free of spills and ran 3-10% faster than 128 on the H100 (docs/PERFORMANCE.md, "fbuf in the
+// cp.async pipeline"). Every supported architecture has 64K registers per SM.
 constexpr int tile_min_blocks_per_sm(TileFamily f, const TileParams& p) {
   const int threads = tile_threads(f, p);
   if (threads <= 0) return 1;
-  const int budget = (f != TileFamily::kCoarsened && p.tm * p.tn > 64) ? 255 : 128;
+  const bool async_fbuf = (f == TileFamily::kPipelined || f == TileFamily::kSplitK) && p.fbuf == 2;
+  const int budget = (f != TileFamily::kCoarsened && p.tm * p.tn > 64) ? 255
+                     : async_fbuf                                       ? 168
+                                                                        : 128;
   const int blocks = 65536 / (threads * budget);
   return blocks < 1 ? 1 : blocks;
 }
@@ -128,8 +135,8 @@ constexpr const char* tile_violation(TileFamily f, const TileParams& p) {
     return "ldk (the k where the next slab's loads go) must be in [0, bk)";
   if (p.fbuf == 1 && p.ldk != 0)
     return "ldk places the loads in the fbuf 2 loop; with fbuf 1 they go before the slab (ldk 0)";
-  if (f != TileFamily::kRegBlocked && (p.fbuf != 1 || p.ldk != 0))
-    return "fbuf and ldk are choices of the register-staged kernel only (fbuf 1, ldk 0 elsewhere)";
+  if (f != TileFamily::kRegBlocked && p.ldk != 0)
+    return "ldk is a choice of the register-staged kernel only (0 elsewhere)";
   return nullptr;
 }
 
@@ -141,6 +148,10 @@ constexpr bool tile_valid(TileFamily f, const TileParams& p) {
 struct ParamAxis {
   std::string name;
   std::vector<int> values;
+  // An axis added after the family's variants were first stored leaves its old value out of
+  // the labels ("bm=...,order=0" stays the label of the same variant in every store); -1: the
+  // axis is always in the label.
+  int unlabelled = -1;
 };
 
 // The space of one family as data: its axes, constraints and resource model.

@@ -10,12 +10,12 @@
 namespace occtune::kernels {
 
 template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
-          int ORDER>
+          int ORDER, int FBUF>
 struct PipelinedIn {
   template <Layout L2>
-  using In = PipelinedIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER>;
+  using In = PipelinedIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, FBUF>;
   using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG,
-                               ORDER, 1, 0, L>;
+                               ORDER, FBUF, 0, L>;
   static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kPipelined;
   static constexpr TileParams kParams = Tile::kParams;
@@ -36,11 +36,20 @@ struct PipelinedIn {
 
 // The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
 template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER>
-struct Pipelined : PipelinedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER> {};
+struct Pipelined : PipelinedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, 1> {};
+// The same tile with its fragments double-buffered in registers (fbuf 2, wave 8): a name of its
+// own rather than an eleventh argument of Pipelined, so the symbols already stored stay those
+// of the same kernels (the manifest reads symbols from the demangled kernels, default
+// arguments included).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER>
+struct PipelinedFb
+    : PipelinedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, 2> {};
 
 // The registered instantiations (kernels/pipelined.cu), also run by the host emulator of the
 // unit tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (1: A through registers),
-// ORDER (FMA loop: 0 rows outside, measured faster here; 1 columns outside).
+// ORDER (FMA loop: 0 rows outside, measured faster here; 1 columns outside). The fbuf-2 tile
+// (PipelinedFb) won 3001x1000x4097 (0.91x) and 16384x128x4096 (0.96x) in the wave-8 lab
+// (docs/PERFORMANCE.md, "fbuf in the cp.async pipeline").
 #define OCCTUNE_PIPELINED_VARIANTS(X)                \
   X(Pipelined<128, 128, 8, 8, 8, 32, 64, 2, 1, 0>)   \
   X(Pipelined<128, 128, 8, 8, 8, 32, 64, 3, 0, 0>)   \
@@ -59,7 +68,8 @@ struct Pipelined : PipelinedIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, 
   X(Pipelined<64, 64, 16, 8, 8, 32, 64, 3, 0, 0>)    \
   X(Pipelined<64, 64, 16, 4, 4, 16, 32, 3, 0, 0>)    \
   X(Pipelined<32, 128, 16, 4, 8, 16, 64, 3, 0, 0>)   \
-  X(Pipelined<128, 32, 16, 8, 4, 64, 16, 3, 0, 0>)
+  X(Pipelined<128, 32, 16, 8, 4, 64, 16, 3, 0, 0>)   \
+  X(PipelinedFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0>)
 
 // The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): small
 // shapes and a skinny (small M) tile; A goes by cp.async (areg 0), which a transposed A needs.

@@ -6,15 +6,11 @@
 namespace occtune::kernels {
 namespace {
 
-constexpr int kReduceThreads = 256;
-
-template <class Variant>
-__global__ void __launch_bounds__(kReduceThreads) splitk_reduce(GemmArgs args) {
-  const bool vec = Variant::reduce_vectorized(args);
-  const long long items = Variant::reduce_items(args, vec);
-  for (long long i = (long long)blockIdx.x * kReduceThreads + threadIdx.x; i < items;
-       i += (long long)gridDim.x * kReduceThreads)
-    Variant::reduce_item(args, i, vec);
+// The second pass with G split groups per item (SplitKIn::reduce_block).
+template <class Variant, int G>
+__global__ void __launch_bounds__(Variant::kReduceThreads) splitk_reduce(GemmArgs args) {
+  __shared__ float4 part[Variant::kReduceThreads];
+  Variant::template reduce_block<G>(args, part);
 }
 
 template <class Variant>
@@ -26,12 +22,18 @@ cudaError_t launch_splitk(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
     return cudaErrorInvalidValue;
   gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
   if (auto err = cudaGetLastError(); err != cudaSuccess) return err;
-  const long long items = (long long)args.m * args.n;  // an upper bound of the float4 groups
-  const long long blocks = (items + kReduceThreads - 1) / kReduceThreads;
-  splitk_reduce<Variant>
-      <<<unsigned(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096), kReduceThreads, 0, stream>>>(
-          args);
-  return cudaGetLastError();
+  constexpr int kThreads = Variant::kReduceThreads;
+  // The items of the pass when C allows float4 groups (the kernel loops over more otherwise).
+  const long long count = (long long)args.m * args.n;
+  const long long items = args.n % 4 == 0 ? count / 4 : count;
+  return with_reduce_groups<Variant::kParams.splits>(args.m, args.n, [&](auto groups) {
+    constexpr int kItems = kThreads / decltype(groups)::value;  // per block
+    const long long blocks = (items + kItems - 1) / kItems;
+    splitk_reduce<Variant, decltype(groups)::value>
+        <<<unsigned(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096), kThreads, 0, stream>>>(
+            args);
+    return cudaGetLastError();
+  });
 }
 
 // The variant `V` with split-K's launch.

@@ -4,17 +4,19 @@
 // split order into C. Two passes instead of atomics, so the result is deterministic.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/tile_core.cuh"
 
 namespace occtune::kernels {
 
 template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
-          int SPLITS, int ORDER>
+          int SPLITS, int ORDER, int FBUF>
 struct SplitKIn {
   template <Layout L2>
-  using In = SplitKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER>;
+  using In = SplitKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER, FBUF>;
   using Tile = tile::BlockTile<TileFamily::kSplitK, BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS,
-                               AREG, ORDER, 1, 0, L>;
+                               AREG, ORDER, FBUF, 0, L>;
   static constexpr Layout kLayout = L;
   static constexpr TileFamily kFamily = TileFamily::kSplitK;
   static constexpr TileParams kParams = Tile::kParams;
@@ -53,43 +55,125 @@ struct SplitKIn {
     const long long count = (long long)p.m * p.n;
     return vec ? count / 4 : count;
   }
-  // C at item i (a float4 group or one element) = alpha * the sum of the slices, in split
-  // order, + beta * C (C read only when beta != 0).
-  __device__ static void reduce_item(const GemmArgs& p, long long i, bool vec) {
+  // The sum of slices [z0, z1) at item i (a float4 group, or one element in .x), in split order.
+  __device__ static float4 sum_slices(const GemmArgs& p, long long i, bool vec, int z0, int z1) {
     const std::size_t slice = std::size_t(p.m) * std::size_t(p.n);
+    float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (vec) {
       const std::size_t e = std::size_t(i) * 4;
-      float4 s = tile::load4(p.workspace + e);
-      for (int z = 1; z < SPLITS; ++z) {
+      OCCTUNE_UNROLL
+      for (int z = z0; z < z1; ++z) {
         const float4 v = tile::load4(p.workspace + std::size_t(z) * slice + e);
         s.x += v.x;
         s.y += v.y;
         s.z += v.z;
         s.w += v.w;
       }
-      const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      float* c = p.c + row * std::size_t(p.ldc) + col;
-      tile::store4(c, Tile::scale4(s, c, p.alpha, p.beta));
     } else {
-      const std::size_t e = std::size_t(i);
-      float s = p.workspace[e];
-      for (int z = 1; z < SPLITS; ++z) s += p.workspace[std::size_t(z) * slice + e];
-      const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
-      float* c = p.c + row * std::size_t(p.ldc) + col;
-      *c = scale_output(s, c, p.alpha, p.beta);
+      OCCTUNE_UNROLL
+      for (int z = z0; z < z1; ++z) s.x += p.workspace[std::size_t(z) * slice + std::size_t(i)];
+    }
+    return s;
+  }
+  // C at item i = alpha * s + beta * C (C read only when beta != 0).
+  __device__ static void store_item(const GemmArgs& p, long long i, bool vec, float4 s) {
+    const std::size_t e = vec ? std::size_t(i) * 4 : std::size_t(i);
+    const std::size_t row = e / std::size_t(p.n), col = e % std::size_t(p.n);
+    float* c = p.c + row * std::size_t(p.ldc) + col;
+    if (vec)
+      tile::store4(c, Tile::scale4(s, c, p.alpha, p.beta));
+    else
+      *c = scale_output(s.x, c, p.alpha, p.beta);
+  }
+  // One block of the grouped second pass (kernels/splitk.cu): kReduceThreads threads hold
+  // kReduceThreads / G items x G groups of splits. Group g sums splits [g S/G, (g+1) S/G) in
+  // order, then group 0 adds the groups' sums in group order: a fixed order for a given G, and
+  // G depends on the output's size alone (reduce_groups), so the result is deterministic.
+  // With few items (a small output, long K) the G groups keep G times as many loads in flight
+  // as one thread per item could: 96x96x65536 with 128 splits went from 0.86x to 1.01x cuBLAS
+  // on the H100 (docs/PERFORMANCE.md, "splitk"). `part` holds kReduceThreads float4s.
+  static constexpr int kReduceThreads = 256;
+  template <int G>
+  __device__ static void reduce_block(const GemmArgs& p, float4* part) {
+    static_assert(G >= 1 && SPLITS % G == 0 && kReduceThreads % G == 0, "split groups");
+    constexpr int kItems = kReduceThreads / G, kPer = SPLITS / G;
+    const bool vec = reduce_vectorized(p);
+    const long long items = reduce_items(p, vec);
+    const int lane = int(threadIdx.x) % kItems, g = int(threadIdx.x) / kItems;
+    // Every thread runs the same number of iterations: the barriers are uniform.
+    for (long long base = (long long)blockIdx.x * kItems; base < items;
+         base += (long long)gridDim.x * kItems) {
+      const long long i = base + lane;
+      float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (i < items) s = sum_slices(p, i, vec, g * kPer, (g + 1) * kPer);
+      if constexpr (G > 1) {
+        part[threadIdx.x] = s;
+        __syncthreads();
+        if (g == 0) {
+          OCCTUNE_UNROLL
+          for (int q = 1; q < G; ++q) {
+            const float4 v = part[q * kItems + lane];
+            s.x += v.x;
+            s.y += v.y;
+            s.z += v.z;
+            s.w += v.w;
+          }
+        }
+        __syncthreads();
+      }
+      if (g == 0 && i < items) store_item(p, i, vec, s);
     }
   }
 };
+
+// Split groups of the second pass for an m x n output: enough that items x G threads fill an
+// H100-sized GPU (2^18 threads), at most 8 and at most the splits, where the items are float4
+// groups when n allows them (elements otherwise). A function of the shape only (not of the
+// operands' addresses or the device), so a shape always sums its slices in the same order.
+constexpr int splitk_reduce_groups(int m, int n, int splits) {
+  const long long count = (long long)m * n, items = n % 4 == 0 ? count / 4 : count;
+  int g = 1;
+  while (g < 8 && splits % (2 * g) == 0 && items * g < (1LL << 18)) g *= 2;
+  return g;
+}
+
+// f(std::integral_constant<int, G>{}) with the second pass's G for an m x n output (the launch
+// in kernels/splitk.cu and the host emulator of the unit tests dispatch the same way).
+template <int SPLITS, class F>
+auto with_reduce_groups(int m, int n, F&& f) {
+  switch (splitk_reduce_groups(m, n, SPLITS)) {
+    case 8:
+      if constexpr (SPLITS % 8 == 0) return f(std::integral_constant<int, 8>{});
+      break;
+    case 4:
+      if constexpr (SPLITS % 4 == 0) return f(std::integral_constant<int, 4>{});
+      break;
+    case 2:
+      if constexpr (SPLITS % 2 == 0) return f(std::integral_constant<int, 2>{});
+      break;
+    default:
+      break;
+  }
+  return f(std::integral_constant<int, 1>{});
+}
 
 // The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
 template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
           int ORDER>
 struct SplitK
-    : SplitKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER> {};
+    : SplitKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER, 1> {};
+// The same tile with its fragments double-buffered in registers (fbuf 2, wave 8; a name of its
+// own for the reason given at PipelinedFb in kernels/pipelined.cuh).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int SPLITS,
+          int ORDER>
+struct SplitKFb
+    : SplitKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, ORDER, 2> {};
 
 // The registered instantiations (kernels/splitk.cu), also run by the host emulator of the unit
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS,
-// ORDER (as RegBlocked).
+// ORDER (as RegBlocked). Wave 8 added the 64x64 tile of four warps (8x4 per thread: 1025^3,
+// cuBLAS's tile there) and the fbuf-2 64x128 tile on 2 and 4 slices (the misaligned mid sizes:
+// docs/PERFORMANCE.md, "fbuf in the cp.async pipeline").
 #define OCCTUNE_SPLITK_VARIANTS(X)                  \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 4, 0>)   \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>)   \
@@ -115,7 +199,10 @@ struct SplitK
   X(SplitK<64, 128, 16, 8, 8, 32, 64, 4, 1, 64, 0>) \
   X(SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 128, 0>) \
   X(SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 128, 0>) \
-  X(SplitK<32, 32, 16, 4, 4, 16, 32, 4, 0, 128, 0>)
+  X(SplitK<32, 32, 16, 4, 4, 16, 32, 4, 0, 128, 0>) \
+  X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>)     \
+  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>) \
+  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>)
 
 // The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
 // small square C and on a skinny C.

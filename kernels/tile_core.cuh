@@ -573,6 +573,18 @@ struct BlockTile {
       }
       copy_commit();
     }
+    if constexpr (FBUF == 2)
+      fragment_buffered_loop(p, l, stages, k_base, k_begin, k_end, slabs, at, acc, ra, vec_a);
+    else
+      slab_loop(p, l, stages, k_base, k_begin, k_end, slabs, at, acc, ra, vec_a);
+  }
+
+  // The main loop after the prologue, fragments read just before their FMAs (FBUF = 1).
+  template <class StagedA>
+  __device__ static void slab_loop(const GemmArgs& p, const Loader& l, float* stages, int k_base,
+                                   int k_begin, int k_end, int slabs, Coords at,
+                                   float (&acc)[TM][TN], StagedA& ra,
+                                   [[maybe_unused]] bool vec_a) {
     for (int t = 0; t < slabs; ++t) {
       copy_wait<STAGES - 2>();
       // Slab t is visible to every thread, and every thread is done with slab t - 1, whose
@@ -590,6 +602,53 @@ struct BlockTile {
       compute_slab(stages + read * kStageFloats, at, acc);
       if constexpr (AREG != 0)
         if (refill) store_a_regs(l, ra, stages + write * kStageFloats);
+    }
+  }
+
+  // The main loop of the pipeline with fragments double-buffered in registers (FBUF = 2, after
+  // the prologue of pipelined_mainloop): the fragments of k + 1 are read while k is computed.
+  // At a slab's last k the wait for the next slab and the barrier come first, then that slab's
+  // first fragments are read, then the last FMAs of this one, so the shared-memory latency at
+  // the slab boundary is hidden too (CUTLASS's multistage order). Still one barrier per slab:
+  // it publishes slab t + 1 and retires slab t - 1, whose stage the top of iteration t + 1
+  // refills (every thread read its last fragments of it before that barrier). With AREG the
+  // staged A of the slab being refilled is stored just before that barrier.
+  template <class StagedA>
+  __device__ static void fragment_buffered_loop(const GemmArgs& p, const Loader& l, float* stages,
+                                                int k_base, int k_begin, int k_end, int slabs,
+                                                Coords at, float (&acc)[TM][TN], StagedA& ra,
+                                                [[maybe_unused]] bool vec_a) {
+    if (slabs == 0) return;
+    copy_wait<STAGES - 2>();
+    __syncthreads();
+    float fa[2][TM], fb[2][TN];
+    load_fragments(stages, at, 0, fa[0], fb[0]);
+    for (int t = 0; t < slabs; ++t) {
+      const int next = t + STAGES - 1;
+      float* write = stages + (next % STAGES) * kStageFloats;
+      const bool refill = next < slabs;
+      if (refill) {
+        issue_slab<true>(p, l, write, k_base + next * BK, k_begin, k_end);
+        if constexpr (AREG != 0)
+          load_a_regs<true>(p, l, ra, k_base + next * BK, k_begin, k_end, vec_a);
+      }
+      copy_commit();
+      const float* read = stages + (t % STAGES) * kStageFloats;
+      OCCTUNE_UNROLL
+      for (int kk = 0; kk < BK; ++kk) {
+        const int cur = kk & 1;
+        if (kk < BK - 1) {
+          load_fragments(read, at, kk + 1, fa[cur ^ 1], fb[cur ^ 1]);
+        } else if (t + 1 < slabs) {
+          copy_wait<STAGES - 2>();
+          if constexpr (AREG != 0)
+            if (refill) store_a_regs(l, ra, write);
+          __syncthreads();
+          load_fragments(stages + ((t + 1) % STAGES) * kStageFloats, at, 0, fa[cur ^ 1],
+                         fb[cur ^ 1]);
+        }
+        fma_fragments(fa[cur], fb[cur], acc);
+      }
     }
   }
 

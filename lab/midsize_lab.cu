@@ -1,5 +1,7 @@
 // Lab (issue #18, wave 8): the mid-size and long-K shapes where occtune stays below 0.90x
-// cuBLAS. cuBLAS's own choice there (docs/results/2026-11-28-h100-wave8, call A, under ncu):
+// cuBLAS. Calls B and C of docs/results/2026-11-28-h100-wave8 ran its first versions (lab
+// copies of the fbuf-2 pipeline and the grouped second pass, in git history); it now times
+// the kernels as registered. cuBLAS's own choice there (docs/results/2026-11-28-h100-wave8, call A, under ncu):
 // data-parallel 64x64x8 tiles of 4 warps at 1025^3 and 2049^3, 64x128x8 at 698x2077x4461,
 // 128x128x8 at 3001x1000x4097, split-K over 256x128x8 / 128x64x8 tiles plus a reduction for
 // the long-K small outputs. This times occtune's existing tiles next to candidate new
@@ -43,169 +45,11 @@ __global__ void __launch_bounds__(V::kMaxThreads, MINB ? MINB : MinBlocksPerSm<V
   V::run(args, smem);
 }
 
-template <class V>
-__global__ void __launch_bounds__(256) lab_reduce(GemmArgs args) {
-  const bool vec = V::reduce_vectorized(args);
-  const long long items = V::reduce_items(args, vec);
-  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < items;
-       i += (long long)gridDim.x * 256)
-    V::reduce_item(args, i, vec);
-}
-
-// The cp.async pipeline with fragments double-buffered in registers (CUTLASS's multistage
-// order): the fragments of k + 1 are read while k is computed; at the last k of a slab the
-// wait for the next slab and the barrier come first, then the next slab's first fragments are
-// read, then the last FMAs of this slab. One barrier per slab as before.
-template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
-          int SPLITS>
-struct PipeFb {
-  using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG,
-                               0, 1, 0, occtune::Layout::kNN>;
-  static constexpr TileParams kParams{BM, BN, BK, TM, TN, WM, WN, STAGES, SPLITS, AREG, 0, 2, 0};
-  static constexpr int kMaxThreads = Tile::kThreads;
-  static constexpr int kMinBlocksPerSm = Tile::kMinBlocksPerSm;
-  static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
-
-  __device__ static void mainloop(const GemmArgs& p, float* stages, int m0, int n0, int k_begin,
-                                  int k_end, typename Tile::Coords at, float (&acc)[TM][TN]) {
-    const auto l = Tile::make_loader(p, m0, n0, tile::aligned16(p.b) && p.ldb % 4 == 0);
-    const int length = k_end > k_begin ? k_end - k_begin : 0;
-    const int slabs = (length + BK - 1) / BK;
-    if (slabs == 0) return;
-    const int residue = length % BK;
-    const int k_base = k_begin - (residue ? BK - residue : 0);
-    [[maybe_unused]] const bool vec_a = tile::aligned16(p.a) && p.lda % 4 == 0 && k_base % 4 == 0;
-    [[maybe_unused]] float4 ra[Tile::kIterA] = {};
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < slabs) {
-        float* stage = stages + s * Tile::kStageFloats;
-        const int k0 = k_base + s * BK;
-        if (s == 0 && residue) {
-          Tile::template issue_slab<false>(p, l, stage, k0, k_begin, k_end);
-          if constexpr (AREG != 0) Tile::template load_a_regs<false>(p, l, ra, k0, k_begin, k_end, vec_a);
-        } else {
-          Tile::template issue_slab<true>(p, l, stage, k0, k_begin, k_end);
-          if constexpr (AREG != 0) Tile::template load_a_regs<true>(p, l, ra, k0, k_begin, k_end, vec_a);
-        }
-        if constexpr (AREG != 0) Tile::store_a_regs(l, ra, stage);
-      }
-      tile::copy_commit();
-    }
-    tile::copy_wait<STAGES - 2>();
-    __syncthreads();
-    float fa[2][TM], fb[2][TN];
-    Tile::load_fragments(stages, at, 0, fa[0], fb[0]);
-    for (int t = 0; t < slabs; ++t) {
-      const int next = t + STAGES - 1;
-      const int write = next % STAGES;
-      const bool refill = next < slabs;
-      if (refill) {
-        Tile::template issue_slab<true>(p, l, stages + write * Tile::kStageFloats,
-                                        k_base + next * BK, k_begin, k_end);
-        if constexpr (AREG != 0)
-          Tile::template load_a_regs<true>(p, l, ra, k_base + next * BK, k_begin, k_end, vec_a);
-      }
-      tile::copy_commit();
-      const float* read = stages + (t % STAGES) * Tile::kStageFloats;
-#pragma unroll
-      for (int kk = 0; kk < BK; ++kk) {
-        const int cur = kk & 1;
-        if (kk < BK - 1) {
-          Tile::load_fragments(read, at, kk + 1, fa[cur ^ 1], fb[cur ^ 1]);
-        } else if (t + 1 < slabs) {
-          tile::copy_wait<STAGES - 2>();
-          // AREG: the staged A of slab `next` goes into its stage before the barrier that
-          // publishes slab t + 1 (every thread is done with that stage since the last barrier).
-          if constexpr (AREG != 0)
-            if (refill) Tile::store_a_regs(l, ra, stages + write * Tile::kStageFloats);
-          __syncthreads();
-          Tile::load_fragments(stages + ((t + 1) % STAGES) * Tile::kStageFloats, at, 0,
-                               fa[cur ^ 1], fb[cur ^ 1]);
-        }
-        Tile::fma_fragments(fa[cur], fb[cur], acc);
-      }
-    }
-  }
-
-  __device__ static void run(const GemmArgs& p, unsigned char* smem) {
-    int m0, n0;
-    Tile::block_origin(m0, n0);
-    const auto at = Tile::thread_coords();
-    float acc[TM][TN];
-    Tile::zero(acc);
-    if constexpr (SPLITS == 1) {
-      mainloop(p, reinterpret_cast<float*>(smem), m0, n0, 0, p.k, at, acc);
-      Tile::template store<true>(acc, at, p.c, p.ldc, m0, n0, p.m, p.n, p.alpha, p.beta);
-    } else {
-      int kb, ke;
-      SplitK<BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, SPLITS, 0>::k_range(p.k, int(blockIdx.z), kb, ke);
-      mainloop(p, reinterpret_cast<float*>(smem), m0, n0, kb, ke, at, acc);
-      float* slice = p.workspace + std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n);
-      Tile::template store<false>(acc, at, slice, p.n, m0, n0, p.m, p.n);
-    }
-  }
-  // split-K's second pass, as SplitK's
-  __device__ static bool reduce_vectorized(const GemmArgs& p) {
-    return SplitK<BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, (SPLITS > 1 ? SPLITS : 2), 0>::reduce_vectorized(p);
-  }
-  __device__ static long long reduce_items(const GemmArgs& p, bool vec) {
-    return vec ? (long long)p.m * p.n / 4 : (long long)p.m * p.n;
-  }
-  __device__ static void reduce_item(const GemmArgs& p, long long i, bool vec) {
-    SplitK<BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, (SPLITS > 1 ? SPLITS : 2), 0>::reduce_item(p, i, vec);
-  }
-};
-
-// Split-K's second pass with the splits spread over threads too: a block holds 32 float4 items
-// (or elements) x G split groups; group g sums splits [g S / G, (g + 1) S / G) in order, then
-// group 0 adds the groups' sums in group order. Deterministic for a given G, which depends on
-// the output's size only.
-template <int SPLITS, int G>
-__global__ void __launch_bounds__(256) reduce_groups(GemmArgs p) {
-  static_assert(32 * G <= 256 && SPLITS % G == 0, "");
-  __shared__ float4 part[G][32];
-  const bool vec = p.n % 4 == 0 && p.ldc % 4 == 0 && tile::aligned16(p.c) && tile::aligned16(p.workspace);
-  const long long count = (long long)p.m * p.n;
-  const long long items = vec ? count / 4 : count;
-  const int lane = int(threadIdx.x) % 32, g = int(threadIdx.x) / 32;
-  const std::size_t slice = std::size_t(count);
-  for (long long base = (long long)blockIdx.x * 32; base < items; base += (long long)gridDim.x * 32) {
-    const long long i = base + lane;
-    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (g < G && i < items) {
-      constexpr int per = SPLITS / G;
-#pragma unroll
-      for (int z = 0; z < per; ++z) {
-        const std::size_t at = std::size_t(g * per + z) * slice;
-        if (vec) {
-          const float4 v = tile::load4(p.workspace + at + std::size_t(i) * 4);
-          s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
-        } else {
-          s.x += p.workspace[at + std::size_t(i)];
-        }
-      }
-      part[g][lane] = s;
-    }
-    __syncthreads();
-    if (g == 0 && i < items) {
-#pragma unroll
-      for (int q = 1; q < G; ++q) {
-        const float4 v = part[q][lane];
-        s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
-      }
-      if (vec) {
-        const std::size_t e = std::size_t(i) * 4, row = e / p.n, col = e % p.n;
-        float* c = p.c + row * std::size_t(p.ldc) + col;
-        tile::store4(c, tile::scale4(s, c, p.alpha, p.beta));
-      } else {
-        const std::size_t row = std::size_t(i) / p.n, col = std::size_t(i) % p.n;
-        float* c = p.c + row * std::size_t(p.ldc) + col;
-        *c = scale_output(s.x, c, p.alpha, p.beta);
-      }
-    }
-    __syncthreads();
-  }
+// Split-K's second pass as kernels/splitk.cu launches it (SplitKIn::reduce_block).
+template <class V, int G>
+__global__ void __launch_bounds__(V::kReduceThreads) lab_reduce(GemmArgs args) {
+  __shared__ float4 part[V::kReduceThreads];
+  V::template reduce_block<G>(args, part);
 }
 
 enum class Kind { kTile, kSplitK, kStreamK };
@@ -244,26 +88,16 @@ cudaError_t launch_tile(const GemmArgs& p) {
   lab_entry<V, MINB><<<grid, V::kMaxThreads, V::kSmemBytes>>>(p);
   if (auto e = cudaGetLastError()) return e;
   if constexpr (q.splits > 1) {
-    const long long items = (long long)p.m * p.n;
-    const long long blocks = (items + 255) / 256;
-    lab_reduce<V><<<unsigned(blocks < 4096 ? blocks : 4096), 256>>>(p);
-    return cudaGetLastError();
+    const long long count = (long long)p.m * p.n, items = p.n % 4 == 0 ? count / 4 : count;
+    return with_reduce_groups<q.splits>(p.m, p.n, [&](auto g) {
+      constexpr int kItems = V::kReduceThreads / decltype(g)::value;
+      const long long blocks = (items + kItems - 1) / kItems;
+      lab_reduce<V, decltype(g)::value>
+          <<<unsigned(blocks < 4096 ? blocks : 4096), V::kReduceThreads>>>(p);
+      return cudaGetLastError();
+    });
   }
   return cudaSuccess;
-}
-// The same launch, then the grouped reduction (G split groups per item).
-template <class V, int G>
-cudaError_t launch_tile_g(const GemmArgs& p) {
-  const void* fn;
-  if (auto e = prepare<V, 0>(fn)) return e;
-  constexpr auto q = V::kParams;
-  const dim3 grid((p.n + q.bn - 1) / q.bn, (p.m + q.bm - 1) / q.bm, q.splits);
-  lab_entry<V, 0><<<grid, V::kMaxThreads, V::kSmemBytes>>>(p);
-  if (auto e = cudaGetLastError()) return e;
-  const long long items = (long long)p.m * p.n / 4 + 1;
-  const long long blocks = (items + 31) / 32;
-  reduce_groups<q.splits, G><<<unsigned(blocks < 65535 ? blocks : 65535), 256>>>(p);
-  return cudaGetLastError();
 }
 template <class V>
 std::size_t tile_ws(int m, int n, int) {
@@ -295,48 +129,26 @@ cudaError_t launch_sk(const GemmArgs& p) {
 
 #define TILE(MINB, ...) \
   Variant{#__VA_ARGS__ " minb " #MINB, Kind::kTile, &launch_tile<__VA_ARGS__, MINB>, &tile_ws<__VA_ARGS__>, &regs_of<__VA_ARGS__, MINB>}
-#define TILEG(G, ...) \
-  Variant{#__VA_ARGS__ " reduce G" #G, Kind::kSplitK, &launch_tile_g<__VA_ARGS__, G>, &tile_ws<__VA_ARGS__>, &regs_of<__VA_ARGS__, 0>}
 #define SK(...) \
   Variant{#__VA_ARGS__, Kind::kStreamK, &launch_sk<__VA_ARGS__>, &sk_ws<__VA_ARGS__>, &regs_of<__VA_ARGS__, 0>}
 
 std::vector<Variant> variants() {
   return {
-      // occtune's registered tiles, for reference
-      TILE(0, Pipelined<128, 128, 8, 8, 8, 32, 64, 3, 1, 0>),
+      // before wave 8
       TILE(0, Pipelined<64, 128, 8, 8, 8, 32, 64, 3, 1, 0>),
+      SK(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>),
       TILE(0, SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 8, 0>),
+      TILE(0, SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 4, 0>),
+      // split-K as registered, now with the grouped second pass
+      TILE(0, SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 32, 0>),
       TILE(0, SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 64, 0>),
       TILE(0, SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 32, 0>),
       TILE(0, SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 128, 0>),
-      SK(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>),
-      // call B's best new ones
-      TILE(0, Pipelined<64, 64, 16, 8, 4, 32, 32, 3, 1, 0>),
+      // wave 8's new instantiations
+      TILE(0, PipelinedFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0>),
       TILE(0, SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>),
-      TILE(0, SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>),
-      // fragments double-buffered in the cp.async pipeline
-      TILE(0, PipeFb<64, 64, 16, 8, 4, 32, 32, 3, 1, 1>),
-      TILE(0, PipeFb<64, 64, 8, 8, 4, 32, 32, 3, 1, 1>),
-      TILE(0, PipeFb<64, 128, 8, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(0, PipeFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(0, PipeFb<128, 128, 8, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(0, PipeFb<128, 128, 16, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(3, PipeFb<64, 128, 8, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(3, PipeFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(2, PipeFb<128, 128, 8, 8, 8, 32, 64, 3, 1, 1>),
-      TILE(0, PipeFb<64, 64, 16, 8, 4, 32, 32, 3, 1, 2>),
-      TILE(0, PipeFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2>),
-      // the grouped reduction on split-K
-      TILEG(8, SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>),
-      TILEG(8, SplitK<64, 128, 8, 8, 8, 32, 64, 3, 1, 64, 0>),
-      TILEG(8, SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 32, 0>),
-      TILEG(8, SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 128, 0>),
-      TILEG(4, SplitK<32, 128, 32, 4, 8, 16, 64, 4, 0, 32, 0>),
-      TILEG(8, PipeFb<256, 128, 8, 16, 8, 64, 64, 3, 1, 64>),
-      TILEG(8, PipeFb<64, 128, 8, 8, 8, 32, 64, 3, 1, 64>),
-      TILEG(8, PipeFb<128, 64, 8, 8, 8, 32, 64, 4, 1, 64>),
-      TILEG(8, PipeFb<32, 128, 32, 4, 8, 16, 64, 4, 0, 32>),
-      TILEG(2, PipeFb<64, 64, 8, 8, 4, 32, 32, 3, 1, 2>),
+      TILE(0, SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>),
+      TILE(0, SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>),
   };
 }
 

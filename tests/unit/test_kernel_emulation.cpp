@@ -230,11 +230,18 @@ Outcome run_variant(Problem& pr, emu::Order order, emu::CopyTiming timing,
       grid, BlockOf<V>::block(), V::kSmemBytes, [&](unsigned char* smem) { V::run(args, smem); },
       order, timing);
   if constexpr (kP.splits > 1 && !ReducesInKernel<V>::value) {
-    if (out.error.empty()) {
-      const bool vec = V::reduce_vectorized(args);
-      const long long items = V::reduce_items(args, vec);
-      for (long long i = 0; i < items; ++i) V::reduce_item(args, i, vec);
-    }
+    // The second pass as the device runs it (kernels/splitk.cu): the same split groups, a
+    // few blocks so the grid-stride loop and the barriers between its rounds are exercised.
+    if (out.error.empty())
+      out.error = with_reduce_groups<kP.splits>(pr.s.m, pr.s.n, [&](auto groups) {
+        return emu::run_grid(
+            dim3(3, 1, 1), dim3(V::kReduceThreads, 1, 1), V::kReduceThreads * sizeof(float4),
+            [&](unsigned char* smem) {
+              V::template reduce_block<decltype(groups)::value>(args,
+                                                                 reinterpret_cast<float4*>(smem));
+            },
+            order, emu::CopyTiming::kEager);
+      });
   }
   out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
   return out;
@@ -421,7 +428,7 @@ void check_streamk(const std::string& symbol, bool repacked) {
                 << what << ": result depends on thread order or copy timing (a race)";
           if (blocks == 1 && r == 0) {
             using Whole = PipelinedIn<V::kLayout, kP.bm, kP.bn, kP.bk, kP.tm, kP.tn, kP.wm,
-                                      kP.wn, kP.stages, kP.areg, kP.order>;
+                                      kP.wn, kP.stages, kP.areg, kP.order, kP.fbuf>;
             Problem again(shape, V::kLayout, *run.storage, run.alpha, run.beta);
             EXPECT_TRUE(bitwise_equal(
                 out.c, run_variant<Whole>(again, run.order, run.timing, repacked).c))

@@ -116,7 +116,9 @@ TEST(KernelSpace, ConstraintsRejectWhatTheKernelsCannotRun) {
 
 // Fragment double-buffering and the load point are choices of the register-staged kernel: the
 // load point must be a k of the slab, and the cp.async and coarsened kernels refuse both.
-TEST(KernelSpace, FragmentBuffersAndLoadPointBelongToTheRegisterStagedKernel) {
+// fbuf 2 is a choice of the register-staged kernel and (wave 8) of the cp.async families; the
+// load point ldk belongs to the register-staged kernel alone, and coarsened has neither.
+TEST(KernelSpace, FragmentBuffersAndLoadPointBelongWhereTheLoopsHaveThem) {
   using kernels::TileFamily;
   TileParams reg{128, 256, 8, 16, 8, 64, 64, 2, 1, 0, 0, 2, 2};
   EXPECT_EQ(kernels::tile_violation(TileFamily::kRegBlocked, reg), nullptr);
@@ -140,14 +142,38 @@ TEST(KernelSpace, FragmentBuffersAndLoadPointBelongToTheRegisterStagedKernel) {
   TileParams pipe{128, 256, 8, 16, 8, 64, 64, 3, 1, 1, 0, 1, 0};
   EXPECT_EQ(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
   pipe.fbuf = 2;
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
+  pipe.fbuf = 3;
   EXPECT_NE(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
-  pipe.fbuf = 1;
+  pipe.fbuf = 2;
   pipe.ldk = 2;
   EXPECT_NE(kernels::tile_violation(TileFamily::kPipelined, pipe), nullptr);
+  TileParams split{64, 128, 16, 8, 8, 32, 64, 3, 2, 1, 0, 2, 0};  // SplitKFb<64,128,16,..,2,0>
+  EXPECT_EQ(kernels::tile_violation(TileFamily::kSplitK, split), nullptr);
+  split.ldk = 1;
+  EXPECT_NE(kernels::tile_violation(TileFamily::kSplitK, split), nullptr);
   TileParams coarse{64, 64, 16, 4, 1, 64, 64, 1, 1, 0, 0, 2, 0};  // Coarsened<64, 64, 16, 4>
   EXPECT_NE(kernels::tile_violation(TileFamily::kCoarsened, coarse), nullptr);
   coarse.fbuf = 1;
   EXPECT_EQ(kernels::tile_violation(TileFamily::kCoarsened, coarse), nullptr);
+}
+
+// The register budget (__launch_bounds__ min blocks): 128 for up to 8x8 per thread, 255 above,
+// and 168 for the cp.async families' fbuf-2 tiles of up to 8x8, whose second set of fragments
+// lives across the slab's barrier (docs/PERFORMANCE.md, "fbuf in the cp.async pipeline").
+TEST(KernelSpace, RegisterBudgetFollowsTheThreadTileAndTheFragmentBuffers) {
+  using kernels::TileFamily;
+  using kernels::tile_min_blocks_per_sm;
+  TileParams p{64, 128, 16, 8, 8, 32, 64, 3, 1, 1, 0, 1, 0};  // 128 threads of 8x8
+  EXPECT_EQ(tile_min_blocks_per_sm(TileFamily::kPipelined, p), 4);   // 128 registers
+  p.fbuf = 2;
+  EXPECT_EQ(tile_min_blocks_per_sm(TileFamily::kPipelined, p), 3);   // 168
+  p.splits = 2;
+  EXPECT_EQ(tile_min_blocks_per_sm(TileFamily::kSplitK, p), 3);
+  TileParams reg{64, 128, 8, 8, 8, 32, 64, 2, 1, 0, 0, 2, 2};  // RegBlocked<64,128,..,0,2,2>
+  EXPECT_EQ(tile_min_blocks_per_sm(TileFamily::kRegBlocked, reg), 4);  // unchanged: 128
+  TileParams big{128, 256, 8, 16, 8, 64, 64, 3, 1, 1, 0, 2, 0};  // 16x8: 255 either way
+  EXPECT_EQ(tile_min_blocks_per_sm(TileFamily::kPipelined, big), 1);
 }
 
 // Every accepted point of every family's space, on every shipped profile, with the worst
