@@ -10,10 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <iterator>
+#include <random>
 #include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 // The emulator defines the CUDA built-ins the kernel headers use, so it comes first.
@@ -757,6 +760,81 @@ struct RacyKernel {
     __syncthreads();
   }
 };
+
+// The split-K second pass (kernels/splitk.cuh, reduce_block<G>) for every G on its own, G = 1
+// included (the variants' emulation above only reaches the G their small shapes get): each
+// element is the sum of its group sums in group order, each group's sum in split order, bit for
+// bit, on slices whose magnitudes differ by up to 2^40 (so another order rounds differently),
+// with the float4 path (n % 4 == 0) and the element path, and C's padding left alone.
+template <int G, class V>
+void check_second_pass(int m, int n) {
+  constexpr int kSplits = V::kParams.splits;
+  const int ldc = n % 4 == 0 ? n + 4 : n + 3;  // padded, and float4-aligned where n allows
+  const std::size_t slice = std::size_t(m) * std::size_t(n);
+  emu::GuardedBuffer workspace(kSplits * slice), c(std::size_t(m) * ldc);
+  std::mt19937 rng(unsigned(m * 131 + n + G));
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  for (std::size_t i = 0; i < kSplits * slice; ++i)
+    workspace[i] = std::ldexp(mantissa(rng), exponent(rng));
+  GemmArgs args{nullptr, nullptr, c.data(), m, n, 1, 1, 1, ldc};
+  args.workspace = workspace.data();
+  args.workspace_bytes = kSplits * slice * sizeof(float);
+  ASSERT_EQ(V::reduce_vectorized(args), n % 4 == 0) << "the float4 path is not the one tested";
+  for (auto order : {emu::Order::kForward, emu::Order::kShuffled}) {
+    std::fill_n(c.data(), c.size(), NAN);
+    const std::string error = emu::run_grid(
+        dim3(3, 1, 1), dim3(V::kReduceThreads, 1, 1), V::kReduceThreads * sizeof(float4),
+        [&](unsigned char* smem) {
+          V::template reduce_block<G>(args, reinterpret_cast<float4*>(smem));
+        },
+        order, emu::CopyTiming::kEager);
+    ASSERT_EQ(error, "") << "G " << G << " " << m << "x" << n;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < ldc; ++j) {
+        const float got = c[std::size_t(i) * ldc + j];
+        if (j >= n) {
+          ASSERT_TRUE(std::isnan(got)) << "padding written at " << i << "," << j;
+          continue;
+        }
+        float total = 0.0f;
+        for (int g = 0; g < G; ++g) {
+          float part = 0.0f;
+          for (int z = g * kSplits / G; z < (g + 1) * kSplits / G; ++z)
+            part += workspace[std::size_t(z) * slice + std::size_t(i) * n + j];
+          total = g == 0 ? part : total + part;
+        }
+        ASSERT_EQ(std::memcmp(&got, &total, sizeof(float)), 0)
+            << "G " << G << " " << m << "x" << n << " at " << i << "," << j << ": " << got
+            << " instead of " << total;
+      }
+  }
+}
+
+TEST(SplitKSecondPass, GroupsSumTheirSlicesInSplitOrderForEveryG) {
+  using V = SplitK<32, 128, 16, 4, 8, 16, 64, 3, 0, 8, 0>;
+  for (auto [m, n] : {std::pair{37, 44}, std::pair{17, 33}, std::pair{1, 1}}) {
+    check_second_pass<1, V>(m, n);
+    check_second_pass<2, V>(m, n);
+    check_second_pass<4, V>(m, n);
+    check_second_pass<8, V>(m, n);
+  }
+}
+
+// G comes from the shape alone: the smallest power of two (at most 8, dividing the splits) that
+// gives items x G >= 2^18 threads, items being float4 groups when n % 4 == 0.
+TEST(SplitKSecondPass, GroupsFollowTheOutputSizeAndTheSplits) {
+  EXPECT_EQ(splitk_reduce_groups(96, 96, 128), 8);      // 2,304 items
+  EXPECT_EQ(splitk_reduce_groups(256, 256, 64), 8);     // 16,384 items: 8 x 16,384 < 2^18
+  EXPECT_EQ(splitk_reduce_groups(512, 512, 64), 4);     // 65,536 items: 4 x 65,536 = 2^18
+  EXPECT_EQ(splitk_reduce_groups(1024, 1024, 4), 1);    // 262,144 items fill the GPU
+  EXPECT_EQ(splitk_reduce_groups(4096, 4096, 16), 1);
+  EXPECT_EQ(splitk_reduce_groups(96, 96, 2), 2);        // never more groups than splits
+  EXPECT_EQ(splitk_reduce_groups(96, 96, 4), 4);
+  EXPECT_EQ(splitk_reduce_groups(1000, 1001, 16), 1);   // n odd: 1,001,000 element items
+  EXPECT_EQ(splitk_reduce_groups(301, 257, 16), 4);     // n odd: 77,357 element items
+  EXPECT_EQ(splitk_reduce_groups(1, 1, 128), 8);
+}
 
 TEST(Emulator, DetectsARaceThroughThreadOrder) {
   std::vector<float> forward(32), reverse(32);
