@@ -64,7 +64,7 @@ constexpr std::size_t tile_workspace_bytes(const TileParams& p, long long m, lon
 // keeps two 256-thread blocks of 8x8 per thread resident; larger per-thread tiles need up to
 // 255 and accept one block. The cp.async pipeline with double-buffered fragments holds a second
 // set of fragments across the slab's barrier: 168 (three 128-thread blocks) kept its 8x8 tile
-// free of spills and ran 3-10% faster than 128 on the H100 (docs/PERFORMANCE.md, "fbuf in the
+// free of spills and ran 3-7% faster than 128 on the H100 (docs/PERFORMANCE.md, "fbuf in the
 // cp.async pipeline"). Every supported architecture has 64K registers per SM.
 constexpr int tile_min_blocks_per_sm(TileFamily f, const TileParams& p) {
   const int threads = tile_threads(f, p);
