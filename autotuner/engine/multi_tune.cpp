@@ -4,10 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
+
+#include "autotuner/core/device_peaks.hpp"
 
 namespace occtune {
 
@@ -19,6 +23,20 @@ Spread parse_spread(std::string_view text) {
                                      text));
 }
 
+double expected_tuning_s(const DeviceInfo& device, Shape shape) {
+  // Measured on four H200s (docs/results/2026-11-28-h200-wave8, call G, regblocked): a shape
+  // after the first took 0.10-0.13 s when small and 0.667 s at 4096^3, whose FMA work at the
+  // peak rate is 2.05 ms: about 0.1 s plus 250 launches' worth of FMA time. Only the ratios
+  // matter (GPUs of one model are compared with each other), so an unknown clock or SM count
+  // (0) is read as the H100's.
+  constexpr double kFixedS = 0.1, kLaunches = 250;
+  const double sms = device.sm_count > 0 ? device.sm_count : 132;
+  const double clock_hz = (device.clock_khz > 0 ? device.clock_khz : 1980000) * 1e3;
+  const double lanes = std::max(1, fp32_lanes_per_sm(device.cc_major, device.cc_minor));
+  const double fma_s = double(shape.m) * double(shape.n) * double(shape.k) / (sms * lanes * clock_hz);
+  return kFixedS + kLaunches * fma_s;
+}
+
 std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& devices,
                                               const std::vector<Shape>& shapes, Spread spread) {
   std::vector<std::vector<Shape>> out(devices.size());
@@ -28,9 +46,29 @@ std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& dev
   }
   std::map<std::string, std::vector<std::size_t>> by_model;
   for (std::size_t d = 0; d < devices.size(); ++d) by_model[devices[d].name].push_back(d);
-  for (auto& [model, members] : by_model)
-    for (std::size_t s = 0; s < shapes.size(); ++s)
-      out[members[s % members.size()]].push_back(shapes[s]);
+  for (auto& [model, members] : by_model) {
+    // Longest expected first, each to the member with the least expected work so far (the
+    // first such member on a tie): deterministic, and it keeps one costly shape from sharing
+    // a GPU with a round-robin share of the rest. Each GPU then tunes its shapes in the order
+    // they were named.
+    const DeviceInfo& kind = devices[members.front()];
+    std::vector<std::size_t> order(shapes.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return expected_tuning_s(kind, shapes[a]) > expected_tuning_s(kind, shapes[b]);
+    });
+    std::vector<double> load(members.size(), 0.0);
+    std::vector<std::vector<std::size_t>> picked(members.size());
+    for (std::size_t s : order) {
+      const std::size_t m = std::size_t(std::min_element(load.begin(), load.end()) - load.begin());
+      load[m] += expected_tuning_s(kind, shapes[s]);
+      picked[m].push_back(s);
+    }
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      std::sort(picked[m].begin(), picked[m].end());
+      for (std::size_t s : picked[m]) out[members[m]].push_back(shapes[s]);
+    }
+  }
   return out;
 }
 

@@ -24,10 +24,14 @@ enum class Spread { kShapes, kNone };
 Spread parse_spread(std::string_view text);
 
 // The shapes each device tunes, in the order of `devices`. kNone: all of them everywhere.
-// kShapes: devices of one model (the same name) take the shapes in turns, the first device of
-// the model the first shape, and so on, so each shape is measured once per model.
+// kShapes: devices of one model (the same name) split the shapes so that each is measured once
+// per model and the expected tuning time (expected_tuning_s) is balanced: the longest first,
+// each to the device with the least so far; every device keeps the order the shapes were named.
 std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& devices,
                                               const std::vector<Shape>& shapes, Spread spread);
+
+// The tuning time a shape is expected to take on `device`, for balancing the split only.
+double expected_tuning_s(const DeviceInfo& device, Shape shape);
 
 struct DeviceTune {
   std::vector<Shape> shapes;  // assigned to this device

@@ -101,16 +101,33 @@ TEST(MultiTune, ParseSpread) {
   }
 }
 
-TEST(MultiTune, SameModelGpusTakeTheShapesInTurnsOtherModelsTakeThemAll) {
+TEST(MultiTune, SameModelGpusSplitTheShapesByExpectedTimeOtherModelsTakeThemAll) {
   std::vector<DeviceInfo> devices(3);
   devices[0].name = devices[2].name = "NVIDIA H100 80GB HBM3";
   devices[1].name = "NVIDIA A100-SXM4-80GB";
-  const std::vector<Shape> shapes = {s64, s96, s128};
+  for (auto& d : devices) {
+    d.sm_count = 132;
+    d.clock_khz = 1980000;
+    d.cc_major = 9;
+  }
+  const Shape big{4096, 4096, 4096}, mid{2048, 2048, 2048};
+  // 4096^3 alone is expected to take longer than the other four together (0.6 s against
+  // 0.46 s), so it has a GPU to itself; in turns it would share one with 96^3 and 2048^3.
+  const std::vector<Shape> shapes = {s64, big, s96, mid, s128};
+  EXPECT_GT(expected_tuning_s(devices[0], big),
+            expected_tuning_s(devices[0], s64) + expected_tuning_s(devices[0], s96) +
+                expected_tuning_s(devices[0], mid) + expected_tuning_s(devices[0], s128));
   const auto split = assign_shapes(devices, shapes, Spread::kShapes);
-  EXPECT_EQ(split[0], (std::vector<Shape>{s64, s128}));
-  EXPECT_EQ(split[2], (std::vector<Shape>{s96}));
+  EXPECT_EQ(split[0], (std::vector<Shape>{big}));
+  EXPECT_EQ(split[2], (std::vector<Shape>{s64, s96, mid, s128}));  // in the order named
   EXPECT_EQ(split[1], shapes);
   for (auto& each : assign_shapes(devices, shapes, Spread::kNone)) EXPECT_EQ(each, shapes);
+  // Shapes of about one cost alternate; a tie goes to the first GPU of the model.
+  const auto even = assign_shapes(devices, {s64, s64, s64, s64}, Spread::kShapes);
+  EXPECT_EQ(even[0].size(), 2u);
+  EXPECT_EQ(even[2].size(), 2u);
+  // The same input gives the same split.
+  EXPECT_EQ(assign_shapes(devices, shapes, Spread::kShapes), split);
 }
 
 TEST(MultiTune, DeviceListsAreReadAndCheckedBeforeAnyWorkerStarts) {
@@ -161,9 +178,11 @@ TEST(MultiTune, SpreadShapesMeasuresEachShapeOncePerModel) {
                                            Spread::kShapes, events, interrupted);
   ASSERT_EQ(results.size(), 3u);
   for (auto& r : results) EXPECT_TRUE(r.error.empty()) << r.error;
-  EXPECT_EQ(shapes_seen, (std::map<std::size_t, int>{{0, 2}, {1, 1}, {2, 3}}));
+  // The H100s split by expected time: 128^3 (the largest) to the first, then 96^3 and 64^3 to
+  // the second, the one with less so far.
+  EXPECT_EQ(shapes_seen, (std::map<std::size_t, int>{{0, 1}, {1, 2}, {2, 3}}));
   const std::set<std::pair<std::string, std::string>> expected = {
-      {kH100a, "64x64x64"}, {kH100a, "128x128x128"}, {kH100b, "96x96x96"},
+      {kH100a, "128x128x128"}, {kH100b, "64x64x64"}, {kH100b, "96x96x96"},
       {kA100, "64x64x64"},  {kA100, "96x96x96"},     {kA100, "128x128x128"}};
   EXPECT_EQ(stored_runs(db.path), expected);
 }
@@ -233,16 +252,17 @@ TEST(MultiTune, AnErrorOnOneGpuLeavesTheOthersResults) {
   TempDb db("occtune_multi_error");
   const auto gpus = fake_gpus({"0", "1"});
   std::atomic<bool> interrupted{false};
-  // The stand-in refuses M = 99999 as a shape that does not fit; it falls to the second H100.
+  // The stand-in refuses M = 99999 as a shape that does not fit; the larger shape goes first,
+  // to the first H100, and 64^3 to the second.
   const auto results =
       run_tune_on_devices(raw(gpus), db::Store::connections_to(db.path), small_request({s64, Shape{99999, 64, 64}}),
                           Spread::kShapes, {}, interrupted);
-  EXPECT_TRUE(results[0].error.empty()) << results[0].error;
-  EXPECT_EQ(results[0].outcome.shapes.size(), 1u);
-  EXPECT_EQ(results[1].error_code, ExitCode::kUsage);
-  EXPECT_NE(results[1].error.find("99999x64x64"), std::string::npos) << results[1].error;
+  EXPECT_TRUE(results[1].error.empty()) << results[1].error;
+  EXPECT_EQ(results[1].outcome.shapes.size(), 1u);
+  EXPECT_EQ(results[0].error_code, ExitCode::kUsage);
+  EXPECT_NE(results[0].error.find("99999x64x64"), std::string::npos) << results[0].error;
   EXPECT_EQ(stored_runs(db.path),
-            (std::set<std::pair<std::string, std::string>>{{kH100a, "64x64x64"}}));
+            (std::set<std::pair<std::string, std::string>>{{kH100b, "64x64x64"}}));
 }
 
 TEST(MultiTune, FaultsOnEveryGpuAtOnceReplaceOnlyThatGpusWorker) {
