@@ -26,15 +26,11 @@ Spread parse_spread(std::string_view text) {
 double expected_tuning_s(const DeviceInfo& device, Shape shape) {
   // Measured on four H200s (docs/results/2026-11-28-h200-wave8, call G, regblocked): a shape
   // after the first took 0.10-0.13 s when small and 0.667 s at 4096^3, whose FMA work at the
-  // peak rate is 2.05 ms: about 0.1 s plus 250 launches' worth of FMA time. Only the ratios
-  // matter (GPUs of one model are compared with each other), so an unknown clock or SM count
-  // (0) is read as the H100's.
+  // peak rate is 2.05 ms: about 0.1 s plus 250 launches' worth of FMA time. Without a peak
+  // (a device info with no clock or SM count) every shape counts the same.
   constexpr double kFixedS = 0.1, kLaunches = 250;
-  const double sms = device.sm_count > 0 ? device.sm_count : 132;
-  const double clock_hz = (device.clock_khz > 0 ? device.clock_khz : 1980000) * 1e3;
-  const double lanes = std::max(1, fp32_lanes_per_sm(device.cc_major, device.cc_minor));
-  const double fma_s = double(shape.m) * double(shape.n) * double(shape.k) / (sms * lanes * clock_hz);
-  return kFixedS + kLaunches * fma_s;
+  const double peak = fma_peak_flops(device);
+  return kFixedS + (peak > 0 ? kLaunches * shape.flops() / peak : 0.0);
 }
 
 std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& devices,
@@ -51,17 +47,17 @@ std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& dev
     // first such member on a tie): deterministic, and it keeps one costly shape from sharing
     // a GPU with a round-robin share of the rest. Each GPU then tunes its shapes in the order
     // they were named.
-    const DeviceInfo& kind = devices[members.front()];
+    std::vector<double> expected;
+    for (const Shape& shape : shapes) expected.push_back(expected_tuning_s(devices[members.front()], shape));
     std::vector<std::size_t> order(shapes.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return expected_tuning_s(kind, shapes[a]) > expected_tuning_s(kind, shapes[b]);
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return expected[a] > expected[b]; });
     std::vector<double> load(members.size(), 0.0);
     std::vector<std::vector<std::size_t>> picked(members.size());
     for (std::size_t s : order) {
       const std::size_t m = std::size_t(std::min_element(load.begin(), load.end()) - load.begin());
-      load[m] += expected_tuning_s(kind, shapes[s]);
+      load[m] += expected[s];
       picked[m].push_back(s);
     }
     for (std::size_t m = 0; m < members.size(); ++m) {

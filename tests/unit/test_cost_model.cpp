@@ -119,6 +119,18 @@ TEST(CostModel, FamilyEfficienciesAreFittedOnTheTrainingShapes) {
   }
 }
 
+// Every family's candidates of the default job at one shape, planned for `device` (the H100
+// profile unless named).
+std::vector<std::vector<Candidate>> default_job_candidates(const JobConfig& job, Shape shape,
+                                                           OfflineOccupancy& oracle,
+                                                           const DeviceInfo& device = h100()) {
+  std::vector<std::vector<Candidate>> families;
+  for (auto& name : job.kernels)
+    families.push_back(
+        plan_family(*kernels::find_family(name), device, shape, oracle, job.min_tile).candidates);
+  return families;
+}
+
 const DeviceInfo& h200() {
   static const DeviceInfo d = load_device_profile("h200");
   return d;
@@ -179,14 +191,10 @@ TEST(CostModel, SkinnyKeepsOneCandidateAt4096CubedOnTheH200) {
   const Shape cube{4096, 4096, 4096};
   const JobConfig job = load_job_config("");
   OfflineOccupancy oracle(h200());
-  std::vector<std::vector<Candidate>> families;
-  size_t skinny = 0;
-  for (auto& name : job.kernels) {
-    if (name == "skinny") skinny = families.size();
-    families.push_back(
-        plan_family(*kernels::find_family(name), h200(), cube, oracle, job.min_tile).candidates);
-  }
-  ASSERT_EQ(job.kernels[skinny], "skinny");
+  const auto families = default_job_candidates(job, cube, oracle, h200());
+  const auto at = std::find(job.kernels.begin(), job.kernels.end(), "skinny");
+  ASSERT_NE(at, job.kernels.end());
+  const size_t skinny = size_t(at - job.kernels.begin());
   const auto d = prune_by_cost(families, h200(), cube, Layout::kNN, PruneSettings{});
   int kept = 0;
   for (size_t i = 0; i < families[skinny].size(); ++i)
@@ -329,15 +337,6 @@ TEST(CostModel, SuiteWinnersSurviveTheRealPlans) {
   EXPECT_GE(double(pruned) / candidates, 0.3);
 }
 
-// Every family's candidates of the default job at one shape, planned for the H100 profile.
-std::vector<std::vector<Candidate>> default_job_candidates(const JobConfig& job, Shape shape,
-                                                           OfflineOccupancy& oracle) {
-  std::vector<std::vector<Candidate>> families;
-  for (auto& name : job.kernels)
-    families.push_back(
-        plan_family(*kernels::find_family(name), h100(), shape, oracle, job.min_tile).candidates);
-  return families;
-}
 
 // The default job (configs/default.toml: nine families, min_tile 4, three shapes) planned for the
 // H100 profile: what halving is left to measure. Every family keeps a candidate; at 4096^3 the
