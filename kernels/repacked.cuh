@@ -171,9 +171,12 @@ namespace occtune::kernels {
 // must be registered by its own family. Chosen for the shapes of issue #18 that are misaligned:
 // the large-square register-blocked winner (4097^3), its medium 64x128 tile, the split-K tile
 // that wins 1000-1024^3 and 3001x1000x4097, and the stream-K tile that wins 1025^3, 2049^3 and
-// 698x2077x4461; on sm_90 the tma configurations that win 4096^3-8192^3, 2048^3 and the
-// under-filled mid sizes (their architecture rule carried over); in nt, tn and tt the two register-blocked tiles registered
-// there. No kernel is compiled for them: a repacked variant launches the inner variant's kernel.
+// 698x2077x4461; wave 8's mid-size tiles (the fbuf-2 64x128 tile, data-parallel and on 2 and 4
+// slices, and the 64x64 tile on 2 slices: 0.91-1.03x cuBLAS at 1024^3, 0.60-0.77x at 1025^3
+// with element loads; docs/PERFORMANCE.md "repacked"); on sm_90 the tma configurations that
+// win 4096^3-8192^3, 2048^3 and the under-filled mid sizes (their architecture rule carried
+// over); in nt, tn and tt the two register-blocked tiles registered there. No kernel is
+// compiled for them: a repacked variant launches the inner variant's kernel.
 #define OCCTUNE_REPACKED_VARIANTS(X) \
   OCCTUNE_REPACKED_TILE_VARIANTS(X)  \
   OCCTUNE_REPACKED_TMA_VARIANTS(X)
@@ -184,6 +187,10 @@ namespace occtune::kernels {
   X(RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>)          \
   X(SplitK<128, 128, 8, 8, 8, 32, 64, 3, 1, 4, 0>)          \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)      \
+  X(PipelinedFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0>)        \
+  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>)        \
+  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>)        \
+  X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>)            \
   X(NT<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \
   X(TN<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \
   X(TT<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \

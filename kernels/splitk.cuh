@@ -173,7 +173,9 @@ struct SplitKFb
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG (as Pipelined), SPLITS,
 // ORDER (as RegBlocked). Wave 8 added the 64x64 tile of four warps (8x4 per thread: 1025^3,
 // cuBLAS's tile there) and the fbuf-2 64x128 tile on 2 and 4 slices (the misaligned mid sizes:
-// docs/PERFORMANCE.md, "fbuf in the cp.async pipeline").
+// docs/PERFORMANCE.md, "fbuf in the cp.async pipeline"). The 256x128 tile on 64 slices (215
+// registers, one block per SM) is cuBLAS's own tile for the long-K small outputs
+// (256x256x16384: 0.905x in the H200 lab against 0.87x for the 64x128 tile).
 #define OCCTUNE_SPLITK_VARIANTS(X)                  \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 4, 0>)   \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>)   \
@@ -202,7 +204,8 @@ struct SplitKFb
   X(SplitK<32, 32, 16, 4, 4, 16, 32, 4, 0, 128, 0>) \
   X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>)     \
   X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>) \
-  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>)
+  X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>) \
+  X(SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>)
 
 // The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
 // small square C and on a skinny C.

@@ -149,6 +149,21 @@ std::vector<Variant> variants() {
       TILE(0, SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>),
       TILE(0, SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>),
       TILE(0, SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>),
+      // session 2026-11-28 (evening): data-parallel and narrower tiles for 1025^3 (cuBLAS runs
+      // data-parallel 64x64x8 tiles of 4 warps there), the 256x128 split-K tile for the long-K
+      // small outputs
+      TILE(0, Pipelined<64, 64, 16, 4, 4, 16, 32, 3, 0, 0>),
+      TILE(0, Pipelined<64, 64, 8, 8, 4, 32, 32, 3, 1, 0>),
+      TILE(0, Pipelined<64, 64, 8, 8, 4, 32, 32, 4, 1, 0>),
+      TILE(0, PipelinedFb<64, 64, 16, 8, 4, 32, 32, 3, 1, 0>),
+      TILE(0, Pipelined<64, 32, 8, 8, 4, 32, 32, 3, 1, 0>),
+      TILE(0, Pipelined<32, 64, 8, 4, 8, 16, 64, 3, 1, 0>),
+      TILE(0, SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 4, 0>),
+      TILE(0, SplitKFb<64, 64, 16, 8, 4, 32, 32, 3, 1, 2, 0>),
+      TILE(0, SplitK<64, 32, 8, 8, 4, 32, 32, 3, 1, 2, 0>),
+      TILE(0, SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>),
+      TILE(0, SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 32, 0>),
+      TILE(0, SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 64, 0>),
   };
 }
 

@@ -71,11 +71,13 @@ bool uses_vector_loads(const std::string& family) {
 namespace {
 
 // The family of a repacked variant's inner variant, from its symbol ("Repacked<NT<SplitK<..>>>").
+// The fbuf-2 tiles (SplitKFb, PipelinedFb) are their families' too.
 std::string inner_family(const std::string& symbol) {
-  for (auto [spelling, family] : {std::pair{"RegBlocked<", "regblocked"},
-                                  std::pair{"SplitK<", "splitk"}, std::pair{"StreamK<", "streamk"},
-                                  std::pair{"Pipelined<", "pipelined"},
-                                  std::pair{"TmaGemm<", "tma"}})
+  for (auto [spelling, family] :
+       {std::pair{"RegBlocked<", "regblocked"}, std::pair{"SplitK<", "splitk"},
+        std::pair{"SplitKFb<", "splitk"}, std::pair{"StreamK<", "streamk"},
+        std::pair{"Pipelined<", "pipelined"}, std::pair{"PipelinedFb<", "pipelined"},
+        std::pair{"TmaGemm<", "tma"}})
     if (symbol.find(spelling) != std::string::npos) return family;
   return "repacked";
 }

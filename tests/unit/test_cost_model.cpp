@@ -453,6 +453,29 @@ TEST(CostModel, RepackedIsItsInnerTilePlusTheCopy) {
                    estimate_cost(plain, h100(), even, Layout::kNN).ms);
 }
 
+// Every registered repacked variant is costed as its inner variant's family (with that family's
+// fitted efficiency and element-load rule), never as an unknown family at the optimistic 1: the
+// fbuf-2 inner tiles (SplitKFb, PipelinedFb) included.
+TEST(CostModel, RepackedVariantsAreCostedAsTheirInnerFamily) {
+  const Shape odd = shape_of("1025x1025x1025");
+  OfflineOccupancy oracle(h100());
+  const Plan plan = plan_family(*kernels::find_family("repacked"), h100(), odd, oracle);
+  std::set<std::string> families;
+  int fbuf = 0;
+  for (const Candidate& c : plan.candidates) {
+    const auto in = cost_input(c);
+    if (!in) continue;
+    EXPECT_TRUE(in->repacked) << c.variant->symbol;
+    EXPECT_NE(in->family, "repacked") << c.variant->symbol;
+    EXPECT_LT(family_efficiency(in->family), 1.0) << c.variant->symbol;
+    families.insert(in->family);
+    fbuf += c.variant->symbol.find("Fb<") != std::string::npos;
+  }
+  EXPECT_GE(fbuf, 3);
+  EXPECT_TRUE(families.count("splitk") && families.count("pipelined") &&
+              families.count("regblocked") && families.count("streamk"));
+}
+
 TEST(CostModel, TermsFollowWavesEdgesAlignmentAndSplitK) {
   const CostInput t = tile("regblocked", 128, 128, 256, 1);
   // 132 tiles fill one wave of 132 SMs; 133 tiles need a second.

@@ -1,0 +1,137 @@
+// Lab (issue #18): the HBM read bandwidth of the device, the yardstick of the 85% target for
+// M or N <= 16 ("a 1 GiB read runs at 2.97 TB/s" on the H100 of the issue). Reads a buffer of
+// 256 MiB and one of 1 GiB once per sample, timed like `occtune bench` times a kernel: the L2
+// is flushed (a memset of twice its size) before every sample, events around the launch, the
+// median of the samples. Several loops (loads in flight per thread, plain or evict-first
+// loads, grid sizes) because the best of them is the device's figure, not any one loop's.
+// Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 lab/hbm_read_lab.cu -o hbm_read_lab
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+__device__ __forceinline__ float4 load_plain(const float4* p) { return __ldg(p); }
+__device__ __forceinline__ float4 load_evict_first(const float4* p) {
+  return __ldcs(p);  // ld.global.cs: streaming, the line is evicted first
+}
+
+// Each thread keeps U float4 loads in flight per step; the sums go to one float per thread
+// block so the loads cannot be removed. `out` also proves the read: its total is checked.
+template <int U, bool kStreaming>
+__global__ void read_kernel(const float4* __restrict__ in, std::size_t n4, float* out) {
+  float s = 0.0f;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  for (; i + (U - 1) * stride < n4; i += U * stride) {
+    float4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = kStreaming ? load_evict_first(in + i + u * stride)
+                                                  : load_plain(in + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < U; ++u) s += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (; i < n4; i += stride) {
+    const float4 v = in[i];
+    s += v.x + v.y + v.z + v.w;
+  }
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+  __shared__ float warp_sums[32];
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.0f;
+    for (int w = 0; w < int(blockDim.x / 32); ++w) t += warp_sums[w];
+    out[blockIdx.x] = t;
+  }
+}
+
+__global__ void fill_ones(float4* p, std::size_t n4) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+}
+
+struct Loop {
+  const char* name;
+  void (*launch)(const float4*, std::size_t, float*, int blocks);
+};
+template <int U, bool S>
+void launch_read(const float4* in, std::size_t n4, float* out, int blocks) {
+  read_kernel<U, S><<<blocks, 256>>>(in, n4, out);
+}
+
+int main() {
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int l2 = 0, sms = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::printf("%s, %d SMs, L2 %d MiB\n", prop.name, sms, l2 >> 20);
+  const std::size_t flush_bytes = std::size_t(l2) * 2;
+  void* flush;
+  CK(cudaMalloc(&flush, flush_bytes));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  const Loop loops[] = {
+      {"1 load in flight, plain", &launch_read<1, false>},
+      {"4 loads in flight, plain", &launch_read<4, false>},
+      {"8 loads in flight, plain", &launch_read<8, false>},
+      {"4 loads in flight, evict-first", &launch_read<4, true>},
+      {"8 loads in flight, evict-first", &launch_read<8, true>},
+  };
+  float* out;
+  CK(cudaMalloc(&out, sizeof(float) * sms * 16));
+  std::vector<float> host(std::size_t(sms) * 16);
+  int wrong = 0;
+  for (const std::size_t mib : {std::size_t(256), std::size_t(1024)}) {
+    const std::size_t bytes = mib << 20, n4 = bytes / 16;
+    float4* in;
+    CK(cudaMalloc(&in, bytes));
+    fill_ones<<<1024, 256>>>(in, n4);
+    double best = 0;
+    for (const Loop& loop : loops) {
+      for (const int per_sm : {4, 8, 16}) {
+        const int blocks = per_sm * sms;
+        std::vector<float> t;
+        for (int r = 0; r < 22; ++r) {
+          CK(cudaMemsetAsync(flush, r, flush_bytes));
+          CK(cudaEventRecord(a));
+          loop.launch(in, n4, out, blocks);
+          CK(cudaEventRecord(b));
+          CK(cudaEventSynchronize(b));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, a, b));
+          if (r >= 2) t.push_back(ms);
+        }
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(host.data(), out, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
+        double total = 0;
+        for (int i = 0; i < blocks; ++i) total += host[i];
+        const bool ok = total == double(bytes / 4);
+        wrong += !ok;
+        std::sort(t.begin(), t.end());
+        const double ms = t[t.size() / 2], tbps = double(bytes) / (ms * 1e-3) / 1e12;
+        best = std::max(best, tbps);
+        std::printf("%5zu MiB  %-32s %3d blocks/SM  median %.4f ms  %.3f TB/s (min %.4f ms)%s\n",
+                    mib, loop.name, per_sm, ms, tbps, t.front(), ok ? "" : "  WRONG SUM");
+      }
+    }
+    std::printf("%5zu MiB  best %.3f TB/s\n", mib, best);
+    CK(cudaFree(in));
+  }
+  std::printf("%d wrong sums\n", wrong);
+  return wrong ? 1 : 0;
+}
