@@ -45,10 +45,10 @@ std::vector<FamilySpace> build_spaces() {
         {"fbuf", {1, 2}, 1}}},
       {"splitk",
        TileFamily::kSplitK,
-       {{"bm", {32, 64, 128}},
+       {{"bm", {32, 64, 128, 256}},  // 256: the 256x128 long-K tile (kernels/splitk.cuh)
         {"bn", {32, 64, 128}},
         {"bk", {8, 16, 32}},
-        {"tm", {2, 4, 8}},
+        {"tm", {2, 4, 8, 16}},
         {"tn", {2, 4, 8}},
         {"wm", {16, 32, 64, 128}},
         {"wn", {16, 32, 64, 128}},
