@@ -93,6 +93,15 @@ struct SkinnyIn {
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
   static constexpr bool kAlongX = SIDE == 0 ? !transposes_b(L) : transposes_a(L);
+  // Rows of the large operand a lane loads at once along x: S = 8 (M = 5..8) takes a whole
+  // 128-deep tile per warp in one batch (16 rows), since its 96 registers allow only two blocks
+  // per SM and 8 rows left it reading HBM at 66-74% of a 1 GiB read on the H200
+  // (docs/PERFORMANCE.md, "skinny"). S = 16 is at 128 registers already, and S = 1 and 4 would
+  // drop to two blocks from four and three.
+  static constexpr int kLoadsAlongX = S == 8 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
+  // ...and holds it to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
+  // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
+  static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
   static constexpr int kLargeTile = kAlongX ? 32 * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
@@ -225,12 +234,12 @@ struct SkinnyIn {
   }
 
   // Lane t owns outputs x0 + 4t .. 4t + 3; warp w takes k = w, w + 8, ... of each tile, so a
-  // warp's load is one 512-byte row segment, kSkinnyLoadsInFlight of them issued before any is
+  // warp's load is one 512-byte row segment, kLoadsAlongX of them issued before any is
   // used (a memory-bound loop needs bytes in flight, not FMAs); the warps' sums meet in shared
   // memory in warp order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
-    constexpr int U = kSkinnyLoadsInFlight;
+    constexpr int U = kLoadsAlongX;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x = x0 + 4 * lane;
     const bool whole = vec && x + 3 < large;

@@ -175,9 +175,7 @@ struct SplitKFb
 // cuBLAS's tile there) and the fbuf-2 64x128 tile on 2 and 4 slices (the misaligned mid sizes:
 // docs/PERFORMANCE.md, "fbuf in the cp.async pipeline"). The 256x128 tile on 64 slices (215
 // registers, one block per SM) is cuBLAS's own tile for the long-K small outputs
-// (256x256x16384: 0.905x in the H200 lab against 0.87x for the 64x128 tile). The 64x64 tile on
-// 4 slices and a 64x32 tile of two warps on 2 are for mid sizes of about a wave of 64x64 tiles
-// (1100x900x1300, held out of the suite: 0.985x and 0.989x in that lab, the tuned winner 0.93x).
+// (256x256x16384: 0.905x in the H200 lab against 0.87x for the 64x128 tile).
 #define OCCTUNE_SPLITK_VARIANTS(X)                  \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 4, 0>)   \
   X(SplitK<64, 64, 16, 4, 4, 16, 32, 3, 0, 8, 0>)   \
@@ -207,9 +205,7 @@ struct SplitKFb
   X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>)     \
   X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 2, 0>) \
   X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>) \
-  X(SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>) \
-  X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 4, 0>)     \
-  X(SplitK<64, 32, 8, 8, 4, 32, 32, 3, 1, 2, 0>)
+  X(SplitK<256, 128, 8, 16, 8, 64, 64, 3, 1, 64, 0>)
 
 // The variants also registered as nt, tn and tt (issue #12, docs/architecture.md): long K on a
 // small square C and on a skinny C.
