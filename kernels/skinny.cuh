@@ -249,28 +249,36 @@ struct SkinnyIn {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
     }
+    // Rows k0, k0 + 8, ... (U of them) of tile kt into v: zero past kn.
+    auto load_batch = [&](float (&v)[U][4], int kt, int k0, int kn) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int u = 0; u < U; ++u) {
+        const int kk = k0 + kSkinnyWarps * u;
+        const float* row = l + std::size_t(kt + (kk < kn ? kk : 0)) * std::size_t(ld) + x;
+        if (kk >= kn) {
+          v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
+        } else if (whole) {
+          const float4 q = skinny_load4(row);
+          v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
+        } else {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? load_readonly(row + j) : 0.0f;
+        }
+      }
+    };
     for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
+      const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
+      // The tile's first batch of the large operand is issued before the barriers and the
+      // staging of the small operand, so that staging overlaps the HBM round trip instead of
+      // preceding it (the loads land in registers; nothing reads them before the barriers).
+      float v[U][4];
+      if (x < large) load_batch(v, kt, warp, kn);
       __syncthreads();  // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
-      const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
       if (x >= large) continue;
       for (int k0 = warp; k0 < kn; k0 += kSkinnyWarps * U) {
-        float v[U][4];
-        OCCTUNE_SKINNY_UNROLL
-        for (int u = 0; u < U; ++u) {
-          const int kk = k0 + kSkinnyWarps * u;
-          const float* row = l + std::size_t(kt + (kk < kn ? kk : 0)) * std::size_t(ld) + x;
-          if (kk >= kn) {
-            v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
-          } else if (whole) {
-            const float4 q = skinny_load4(row);
-            v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
-          } else {
-            OCCTUNE_SKINNY_UNROLL
-            for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? load_readonly(row + j) : 0.0f;
-          }
-        }
+        if (k0 != warp) load_batch(v, kt, k0, kn);
         OCCTUNE_SKINNY_UNROLL
         for (int u = 0; u < U; ++u) {
           const int kk = k0 + kSkinnyWarps * u;
