@@ -240,6 +240,7 @@ struct SkinnyIn {
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
     constexpr int U = kLoadsAlongX;
+    constexpr bool kEarlyBatch = S <= 8;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x = x0 + 4 * lane;
     const bool whole = vec && x + 3 < large;
@@ -271,14 +272,18 @@ struct SkinnyIn {
       // The tile's first batch of the large operand is issued before the barriers and the
       // staging of the small operand, so that staging overlaps the HBM round trip instead of
       // preceding it (the loads land in registers; nothing reads them before the barriers).
+      // Not for S = 16: its 64 accumulators leave no registers to hold a batch across the
+      // staging (ptxas spilled, and the H200 read 2.23 -> 2.01 TB/s at 16x8192x8192).
       float v[U][4];
-      if (x < large) load_batch(v, kt, warp, kn);
+      if constexpr (kEarlyBatch) {
+        if (x < large) load_batch(v, kt, warp, kn);
+      }
       __syncthreads();  // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
       if (x >= large) continue;
       for (int k0 = warp; k0 < kn; k0 += kSkinnyWarps * U) {
-        if (k0 != warp) load_batch(v, kt, k0, kn);
+        if (!kEarlyBatch || k0 != warp) load_batch(v, kt, k0, kn);
         OCCTUNE_SKINNY_UNROLL
         for (int u = 0; u < U; ++u) {
           const int kk = k0 + kSkinnyWarps * u;
