@@ -99,7 +99,7 @@ struct SkinnyIn {
   // (docs/PERFORMANCE.md, "skinny"). S = 16 is at 128 registers already, and S = 1 and 4 would
   // drop to two blocks from four and three.
   static constexpr int kLoadsAlongX = S == 8 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
-  // ...and holds it to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
+  // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
   // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
   static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
   static constexpr int kLargeTile = kAlongX ? 32 * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;

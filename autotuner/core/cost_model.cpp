@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "autotuner/core/device_peaks.hpp"
+#include "kernels/registry.hpp"
 
 namespace occtune {
 namespace {
@@ -70,15 +71,17 @@ bool uses_vector_loads(const std::string& family) {
 
 namespace {
 
-// The family of a repacked variant's inner variant, from its symbol ("Repacked<NT<SplitK<..>>>").
-// The fbuf-2 tiles (SplitKFb, PipelinedFb) are their families' too.
+// The family of a repacked variant's inner variant: the registered variant its symbol wraps
+// ("Repacked<" + the inner's symbol + ">", kernels/repacked.cuh), looked up rather than guessed
+// from spellings, so every inner (SplitKFb, TmaStreamK, ...) is costed as the family it runs.
 std::string inner_family(const std::string& symbol) {
-  for (auto [spelling, family] :
-       {std::pair{"RegBlocked<", "regblocked"}, std::pair{"SplitK<", "splitk"},
-        std::pair{"SplitKFb<", "splitk"}, std::pair{"StreamK<", "streamk"},
-        std::pair{"Pipelined<", "pipelined"}, std::pair{"PipelinedFb<", "pipelined"},
-        std::pair{"TmaGemm<", "tma"}})
-    if (symbol.find(spelling) != std::string::npos) return family;
+  constexpr std::string_view kPrefix = "Repacked<";
+  if (symbol.size() <= kPrefix.size() || symbol.compare(0, kPrefix.size(), kPrefix) != 0)
+    return "repacked";
+  const std::string_view inner =
+      std::string_view(symbol).substr(kPrefix.size(), symbol.size() - kPrefix.size() - 1);
+  for (const kernels::VariantInfo& v : kernels::variants())
+    if (v.symbol == inner) return v.family;
   return "repacked";
 }
 

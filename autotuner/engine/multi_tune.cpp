@@ -48,7 +48,8 @@ std::vector<std::vector<Shape>> assign_shapes(const std::vector<DeviceInfo>& dev
     // a GPU with a round-robin share of the rest. Each GPU then tunes its shapes in the order
     // they were named.
     std::vector<double> expected;
-    for (const Shape& shape : shapes) expected.push_back(expected_tuning_s(devices[members.front()], shape));
+    for (const Shape& shape : shapes)
+      expected.push_back(expected_tuning_s(devices[members.front()], shape));
     std::vector<std::size_t> order(shapes.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
     std::stable_sort(order.begin(), order.end(),

@@ -455,13 +455,13 @@ TEST(CostModel, RepackedIsItsInnerTilePlusTheCopy) {
 
 // Every registered repacked variant is costed as its inner variant's family (with that family's
 // fitted efficiency and element-load rule), never as an unknown family at the optimistic 1: the
-// fbuf-2 inner tiles (SplitKFb, PipelinedFb) included.
+// fbuf-2 inner tiles (SplitKFb, PipelinedFb) included, and the tma stream-K tile as tma.
 TEST(CostModel, RepackedVariantsAreCostedAsTheirInnerFamily) {
   const Shape odd = shape_of("1025x1025x1025");
   OfflineOccupancy oracle(h100());
   const Plan plan = plan_family(*kernels::find_family("repacked"), h100(), odd, oracle);
   std::set<std::string> families;
-  int fbuf = 0;
+  int fbuf = 0, tma_stream_k = 0;
   for (const Candidate& c : plan.candidates) {
     const auto in = cost_input(c);
     if (!in) continue;
@@ -470,10 +470,17 @@ TEST(CostModel, RepackedVariantsAreCostedAsTheirInnerFamily) {
     EXPECT_LT(family_efficiency(in->family), 1.0) << c.variant->symbol;
     families.insert(in->family);
     fbuf += c.variant->symbol.find("Fb<") != std::string::npos;
+    // The tma stream-K tile is tma's kernel (with its stream-K flag), not the streamk family's.
+    if (c.variant->symbol.find("TmaStreamK<") != std::string::npos) {
+      ++tma_stream_k;
+      EXPECT_EQ(in->family, "tma");
+      EXPECT_TRUE(in->stream_k);
+    }
   }
   EXPECT_GE(fbuf, 3);
+  EXPECT_GE(tma_stream_k, 1);
   EXPECT_TRUE(families.count("splitk") && families.count("pipelined") &&
-              families.count("regblocked") && families.count("streamk"));
+              families.count("regblocked") && families.count("streamk") && families.count("tma"));
 }
 
 TEST(CostModel, TermsFollowWavesEdgesAlignmentAndSplitK) {
