@@ -112,12 +112,15 @@ struct StreamK
 // The registered instantiations (kernels/streamk.cu), also run by the host emulator of the unit
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER (as Pipelined), BPS
 // (persistent blocks per SM, capped by the occupancy answer), DP (1: data-parallel hybrid).
+// The 64x64 8x4 tile asks for 8 blocks per SM and gets what its registers allow: the mid sizes
+// with tens of tiles, which 2-5 blocks per SM of whole tiles or two K slices leave unbalanced.
 #define OCCTUNE_STREAMK_VARIANTS(X)                   \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>) \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>) \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 0>) \
   X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)  \
-  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)
+  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)  \
+  X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)
 
 // The variants also registered as nt, tn and tt: A goes by cp.async (areg 0), which a
 // transposed A needs.

@@ -9,6 +9,16 @@
 
 namespace occtune::kernels {
 
+// Threads of one fix-up block, and the blocks that share one split tile: one float4 of the
+// tile per thread. One 256-thread block per tile made each thread walk up to 32 float4s of a
+// 128x256 tile, each a chain of dependent L2 reads across the tile's partials, on as few
+// blocks as there are split tiles (a mid-size shape has tens): the fix-up took longer than
+// the stream-K kernel it completes (docs/PERFORMANCE.md, "streamk").
+inline constexpr int kFixupThreads = 256;
+__host__ __device__ constexpr int fixup_blocks_per_tile(int tile_floats) {
+  return (tile_floats / 4 + kFixupThreads - 1) / kFixupThreads;
+}
+
 // Stream-K tile s of `plan` (BM x BN at (m0, n0) in C) by `threads` threads, this one `thread`:
 // C = alpha * (its partials summed in block order) + beta * C, float4 where C and the workspace
 // allow. A slot holds the tile row-major, BN floats a row; only what lies inside C is read.
@@ -26,6 +36,9 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan, lon
     float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
     if (vec && col + 3 < p.n) {
       float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
+      // Unrolled so that several partials' loads are in flight at once; the adds stay in
+      // block order (the result does not depend on the unrolling).
+      OCCTUNE_UNROLL_4
       for (int g = g0 + 1; g <= g1; ++g) {
         const float4 v = tile::load4(w + std::size_t(plan.slot(g, s)) * kSlot);
         sum.x += v.x;
@@ -38,6 +51,7 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan, lon
     }
     for (int q = 0; q < 4 && col + q < p.n; ++q) {
       float sum = w[std::size_t(plan.slot(g0, s)) * kSlot + q];
+      OCCTUNE_UNROLL_4
       for (int g = g0 + 1; g <= g1; ++g) sum += w[std::size_t(plan.slot(g, s)) * kSlot + q];
       out[q] = scale_output(sum, out + q, p.alpha, p.beta);
     }

@@ -10,11 +10,11 @@
 #include <cstddef>
 
 #include "kernels/gemm_entry.cuh"
+#include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
 
 namespace occtune::kernels::streamk {
 
-inline constexpr int kFixupThreads = 256;
 // Devices with a cached grid; beyond them the device is asked each time.
 inline constexpr int kMaxDevices = 64;
 
@@ -72,16 +72,21 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
   return std::size_t(plan.workspace_floats(bm, bn)) * sizeof(float);
 }
 
-// One block per stream-K tile; Variant::fixup adds a split tile's partials into C.
+// Blocks (x: stream-K tile, y: its part) that add a split tile's partials into C
+// (Variant::fixup): fixup_blocks_per_tile blocks of kFixupThreads share a tile, one float4 each.
 template <class Variant>
 __global__ void __launch_bounds__(kFixupThreads)
     fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
-  Variant::fixup(args, plan, (long long)blockIdx.x, int(threadIdx.x), kFixupThreads);
+  Variant::fixup(args, plan, (long long)blockIdx.x, int(blockIdx.y * kFixupThreads + threadIdx.x),
+                 int(gridDim.y * kFixupThreads));
 }
 
+// The fix-up of `plan` for a variant whose tile holds `tile_floats` outputs.
 template <class Variant>
-cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
-  fixup_kernel<Variant><<<unsigned(plan.sk_tiles()), kFixupThreads, 0, stream>>>(args, plan);
+cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, int tile_floats,
+                         cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.sk_tiles()), unsigned(fixup_blocks_per_tile(tile_floats)));
+  fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
   return cudaGetLastError();
 }
 

@@ -22,10 +22,14 @@
 #endif
 
 // Full unrolling of the fixed-trip loops below; a host compiler (the emulator) ignores it.
+// OCCTUNE_UNROLL_4: a runtime-trip loop unrolled four times, so that the loads of four
+// iterations can be in flight together.
 #ifdef __CUDACC__
 #define OCCTUNE_UNROLL _Pragma("unroll")
+#define OCCTUNE_UNROLL_4 _Pragma("unroll 4")
 #else
 #define OCCTUNE_UNROLL
+#define OCCTUNE_UNROLL_4
 #endif
 
 // Hooks for the host emulator of the unit tests (tests/support/kernel_emulator.hpp), which

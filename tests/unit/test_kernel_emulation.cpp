@@ -344,7 +344,7 @@ void check_variant(const std::string& symbol, bool repacked) {
 }
 
 // The stream-K family (issue #18): `blocks` persistent blocks on the emulator, then the
-// fix-up kernel's 256 threads for every stream-K tile, with the workspace the plan asks for
+// fix-up kernel's threads for every stream-K tile, with the workspace the plan asks for
 // (NaN, a guard page after it; none at all when no tile is split).
 template <class V>
 Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing,
@@ -363,9 +363,12 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
   out.error = emu::run_grid(
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
       [&](unsigned char* smem) { V::run(args, smem); }, order, timing);
+  // The fix-up as streamk::launch_fixup runs it: per stream-K tile, fixup_blocks_per_tile
+  // blocks of kFixupThreads, one float4 of the tile per thread.
+  const int fixup_threads = fixup_blocks_per_tile(kP.bm * kP.bn) * kFixupThreads;
   if (out.error.empty() && floats > 0)
     for (long long s = 0; s < plan.sk_tiles(); ++s)
-      for (int t = 0; t < 256; ++t) V::fixup(args, plan, s, t, 256);
+      for (int t = 0; t < fixup_threads; ++t) V::fixup(args, plan, s, t, fixup_threads);
   out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
   return out;
 }
