@@ -173,7 +173,8 @@ namespace occtune::kernels {
 // that wins 1000-1024^3 and 3001x1000x4097, and the stream-K tile that wins 1025^3, 2049^3 and
 // 698x2077x4461; wave 8's mid-size tiles (the fbuf-2 64x128 tile, data-parallel and on 2 and 4
 // slices, and the 64x64 tile on 2 slices: 0.91-1.03x cuBLAS at 1024^3, 0.60-0.77x at 1025^3
-// with element loads; docs/PERFORMANCE.md "repacked"); on sm_90 the tma configurations that
+// with element loads; docs/PERFORMANCE.md "repacked"); the two stream-K tiles of the late
+// session (64x64, and 64x128 with fbuf 2) for the misaligned mid sizes; on sm_90 the tma configurations that
 // win 4096^3-8192^3, 2048^3 and the under-filled mid sizes (their architecture rule carried
 // over); in nt, tn and tt the two register-blocked tiles registered there. No kernel is
 // compiled for them: a repacked variant launches the inner variant's kernel.
@@ -192,6 +193,7 @@ namespace occtune::kernels {
   X(SplitKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 4, 0>)        \
   X(SplitK<64, 64, 8, 8, 4, 32, 32, 3, 1, 2, 0>)            \
   X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)        \
+  X(StreamKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0, 4, 1>)    \
   X(NT<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \
   X(TN<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \
   X(TT<RegBlocked<128, 256, 8, 16, 8, 64, 64, 0, 2, 2>>)    \

@@ -14,13 +14,13 @@
 namespace occtune::kernels {
 
 template <Layout L, int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG,
-          int ORDER, int BPS, int DP>
+          int ORDER, int BPS, int DP, int FBUF>
 struct StreamKIn {
   template <Layout L2>
-  using In = StreamKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP>;
+  using In = StreamKIn<L2, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP, FBUF>;
   // The tile is a point of the pipelined family's space (checked there at compile time).
   using Tile = tile::BlockTile<TileFamily::kPipelined, BM, BN, BK, TM, TN, WM, WN, STAGES, 1, AREG,
-                               ORDER, 1, 0, L>;
+                               ORDER, FBUF, 0, L>;
   static_assert(BPS >= 1 && BPS <= 8, "blocks per SM: 1 to 8");
   static_assert(DP == 0 || DP == 1, "DP: 0 streams every tile, 1 is the data-parallel hybrid");
   static constexpr Layout kLayout = L;
@@ -107,20 +107,29 @@ struct StreamKIn {
 template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER,
           int BPS, int DP>
 struct StreamK
-    : StreamKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP> {};
+    : StreamKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP, 1> {};
+// The same with the tile's fragments double-buffered in registers (fbuf 2; a name of its own
+// for the reason given at PipelinedFb in kernels/pipelined.cuh).
+template <int BM, int BN, int BK, int TM, int TN, int WM, int WN, int STAGES, int AREG, int ORDER,
+          int BPS, int DP>
+struct StreamKFb
+    : StreamKIn<Layout::kNN, BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER, BPS, DP, 2> {};
 
 // The registered instantiations (kernels/streamk.cu), also run by the host emulator of the unit
 // tests. Parameters: BM, BN, BK, TM, TN, WM, WN, STAGES, AREG, ORDER (as Pipelined), BPS
 // (persistent blocks per SM, capped by the occupancy answer), DP (1: data-parallel hybrid).
 // The 64x64 8x4 tile asks for 8 blocks per SM and gets what its registers allow: the mid sizes
 // with tens of tiles, which 2-5 blocks per SM of whole tiles or two K slices leave unbalanced.
+// The fbuf-2 64x128x16 tile (the 1024^3 winner on two K slices) for the same reason where a
+// grid of those tiles is 1.1-1.5 waves (1025^3-1028^3: 17 x 9 tiles), 3 blocks per SM.
 #define OCCTUNE_STREAMK_VARIANTS(X)                   \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>) \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>) \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 0>) \
   X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)  \
   X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)  \
-  X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)
+  X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)  \
+  X(StreamKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0, 4, 1>)
 
 // The variants also registered as nt, tn and tt: A goes by cp.async (areg 0), which a
 // transposed A needs.
