@@ -12,8 +12,8 @@ namespace occtune::kernels {
 // Threads of one fix-up block, and the blocks that share one split tile: one float4 of the
 // tile per thread. One 256-thread block per tile made each thread walk up to 32 float4s of a
 // 128x256 tile, each a chain of dependent L2 reads across the tile's partials, on as few
-// blocks as there are split tiles (a mid-size shape has tens): the fix-up took longer than
-// the stream-K kernel it completes (docs/PERFORMANCE.md, "streamk").
+// blocks as there are split tiles (a mid-size shape has tens), which held stream-K back
+// wherever tiles were few (docs/PERFORMANCE.md, "streamk", calls O-Q).
 inline constexpr int kFixupThreads = 256;
 __host__ __device__ constexpr int fixup_blocks_per_tile(int tile_floats) {
   return (tile_floats / 4 + kFixupThreads - 1) / kFixupThreads;
