@@ -174,10 +174,10 @@ namespace occtune::kernels {
 // 698x2077x4461; wave 8's mid-size tiles (the fbuf-2 64x128 tile, data-parallel and on 2 and 4
 // slices, and the 64x64 tile on 2 slices: 0.91-1.03x cuBLAS at 1024^3, 0.60-0.77x at 1025^3
 // with element loads; docs/PERFORMANCE.md "repacked"); the two stream-K tiles of the late
-// session (64x64, and 64x128 with fbuf 2) for the misaligned mid sizes; on sm_90 the tma configurations that
-// win 4096^3-8192^3, 2048^3 and the under-filled mid sizes (their architecture rule carried
-// over); in nt, tn and tt the two register-blocked tiles registered there. No kernel is
-// compiled for them: a repacked variant launches the inner variant's kernel.
+// session (64x64, and 64x128 with fbuf 2) for the misaligned mid sizes; on sm_90 the tma
+// configurations that win 4096^3-8192^3, 2048^3 and the under-filled mid sizes (their
+// architecture rule carried over); in nt, tn and tt the two register-blocked tiles registered
+// there. No kernel is compiled for them: a repacked variant launches the inner variant's kernel.
 #define OCCTUNE_REPACKED_VARIANTS(X) \
   OCCTUNE_REPACKED_TILE_VARIANTS(X)  \
   OCCTUNE_REPACKED_TMA_VARIANTS(X)

@@ -38,7 +38,7 @@ cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block,
   gemm_entry<Variant><<<unsigned(plan.blocks), block, smem, stream>>>(args);
   if (auto err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
   return streamk::launch_fixup<Variant>(args, plan, Variant::kParams.bm * Variant::kParams.bn,
-                                       stream);
+                                        stream);
 }
 
 template <class Variant>

@@ -122,13 +122,13 @@ struct StreamKFb
 // with tens of tiles, which 2-5 blocks per SM of whole tiles or two K slices leave unbalanced.
 // The fbuf-2 64x128x16 tile (the 1024^3 winner on two K slices) for the same reason where a
 // grid of those tiles is 1.1-1.5 waves (1025^3-1028^3: 17 x 9 tiles), 3 blocks per SM.
-#define OCCTUNE_STREAMK_VARIANTS(X)                   \
-  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>) \
-  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>) \
-  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 0>) \
-  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)  \
-  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)  \
-  X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)  \
+#define OCCTUNE_STREAMK_VARIANTS(X)                     \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>)   \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)   \
+  X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 0>)   \
+  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)    \
+  X(StreamK<64, 128, 8, 8, 8, 32, 64, 3, 1, 0, 4, 1>)    \
+  X(StreamK<64, 64, 8, 8, 4, 32, 32, 3, 1, 0, 8, 1>)     \
   X(StreamKFb<64, 128, 16, 8, 8, 32, 64, 3, 1, 0, 4, 1>)
 
 // The variants also registered as nt, tn and tt: A goes by cp.async (areg 0), which a
