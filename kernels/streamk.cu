@@ -37,8 +37,7 @@ cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block,
   if (need > 0 && (!args.workspace || args.workspace_bytes < need)) return cudaErrorInvalidValue;
   gemm_entry<Variant><<<unsigned(plan.blocks), block, smem, stream>>>(args);
   if (auto err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
-  return streamk::launch_fixup<Variant>(args, plan, Variant::kParams.bm * Variant::kParams.bn,
-                                        stream);
+  return streamk::launch_fixup<Variant>(args, plan, stream);
 }
 
 template <class Variant>

@@ -30,6 +30,7 @@ struct StreamKIn {
   static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
   static constexpr int kBlocksPerSm = BPS;
   static constexpr int kHybrid = DP;
+  static constexpr int kTileFloats = BM * BN;  // outputs of a tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
     return StreamKPlan::make(m, n, k, BM, BN, BK, blocks, DP != 0);
@@ -120,8 +121,9 @@ struct StreamKFb
 // (persistent blocks per SM, capped by the occupancy answer), DP (1: data-parallel hybrid).
 // The 64x64 8x4 tile asks for 8 blocks per SM and gets what its registers allow: the mid sizes
 // with tens of tiles, which 2-5 blocks per SM of whole tiles or two K slices leave unbalanced.
-// The fbuf-2 64x128x16 tile (the 1024^3 winner on two K slices) for the same reason where a
-// grid of those tiles is 1.1-1.5 waves (1025^3-1028^3: 17 x 9 tiles), 3 blocks per SM.
+// The fbuf-2 64x128x16 tile (the 1024^3 winner on two K slices), 3 blocks per SM, for the same
+// reason where its tiles leave some SMs a block more than others (1025^3-1028^3: 17 x 9 = 153
+// tiles for 132 SMs, 306 blocks on two slices).
 #define OCCTUNE_STREAMK_VARIANTS(X)                     \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 1, 1>)   \
   X(StreamK<128, 128, 8, 8, 8, 32, 64, 3, 1, 0, 2, 1>)   \

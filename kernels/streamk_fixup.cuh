@@ -19,6 +19,16 @@ __host__ __device__ constexpr int fixup_blocks_per_tile(int tile_floats) {
   return (tile_floats / 4 + kFixupThreads - 1) / kFixupThreads;
 }
 
+// Thread `t` of block `part` (of `parts`) among the fix-up blocks of one tile: its index in the
+// tile's fix-up and their count, as Variant::fixup takes them. The kernel (blockIdx.y, gridDim.y,
+// threadIdx.x) and the host emulator of the unit tests map threads through this one function.
+struct FixupThread {
+  int index, count;
+};
+__host__ __device__ constexpr FixupThread fixup_thread(int part, int parts, int t) {
+  return {part * kFixupThreads + t, parts * kFixupThreads};
+}
+
 // Stream-K tile s of `plan` (BM x BN at (m0, n0) in C) by `threads` threads, this one `thread`:
 // C = alpha * (its partials summed in block order) + beta * C, float4 where C and the workspace
 // allow. A slot holds the tile row-major, BN floats a row; only what lies inside C is read.

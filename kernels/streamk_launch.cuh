@@ -77,15 +77,14 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
 template <class Variant>
 __global__ void __launch_bounds__(kFixupThreads)
     fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
-  Variant::fixup(args, plan, (long long)blockIdx.x, int(blockIdx.y * kFixupThreads + threadIdx.x),
-                 int(gridDim.y * kFixupThreads));
+  const FixupThread f = fixup_thread(int(blockIdx.y), int(gridDim.y), int(threadIdx.x));
+  Variant::fixup(args, plan, (long long)blockIdx.x, f.index, f.count);
 }
 
-// The fix-up of `plan` for a variant whose tile holds `tile_floats` outputs.
+// The fix-up of `plan` (Variant::kTileFloats outputs per tile).
 template <class Variant>
-cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, int tile_floats,
-                         cudaStream_t stream) {
-  const dim3 grid(unsigned(plan.sk_tiles()), unsigned(fixup_blocks_per_tile(tile_floats)));
+cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.sk_tiles()), unsigned(fixup_blocks_per_tile(Variant::kTileFloats)));
   fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
   return cudaGetLastError();
 }

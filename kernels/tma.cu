@@ -155,7 +155,7 @@ cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block
   if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
   tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
-  return streamk::launch_fixup<C>(p, plan, C::BM * C::BN, stream);
+  return streamk::launch_fixup<C>(p, plan, stream);
 }
 
 // The symbol is the trait type as written, spaces dropped: how the manifest names tma_entry<C>

@@ -488,6 +488,7 @@ template <class G, int SK>
 struct TmaStreamK : G {
   static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
   static constexpr int kStreamK = SK;
+  static constexpr int kTileFloats = G::BM * G::BN;  // outputs of a tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
     return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);

@@ -364,11 +364,15 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
       [&](unsigned char* smem) { V::run(args, smem); }, order, timing);
   // The fix-up as streamk::launch_fixup runs it: per stream-K tile, fixup_blocks_per_tile
-  // blocks of kFixupThreads, one float4 of the tile per thread.
-  const int fixup_threads = fixup_blocks_per_tile(kP.bm * kP.bn) * kFixupThreads;
+  // blocks of kFixupThreads, their threads mapped by fixup_thread as in the kernel.
+  const int parts = fixup_blocks_per_tile(V::kTileFloats);
   if (out.error.empty() && floats > 0)
     for (long long s = 0; s < plan.sk_tiles(); ++s)
-      for (int t = 0; t < fixup_threads; ++t) V::fixup(args, plan, s, t, fixup_threads);
+      for (int part = 0; part < parts; ++part)
+        for (int t = 0; t < kFixupThreads; ++t) {
+          const FixupThread f = fixup_thread(part, parts, t);
+          V::fixup(args, plan, s, f.index, f.count);
+        }
   out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
   return out;
 }
