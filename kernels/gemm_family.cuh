@@ -30,6 +30,7 @@ struct GemmConfig {
   int required_compute_capability = 0;
   int operand_alignment = 1;
   std::string requirement;
+  std::string kernel_family;  // VariantInfo::kernel_family
 };
 
 // A family ready for the registry: `family.configs` and `gemm` are parallel.

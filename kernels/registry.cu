@@ -45,6 +45,7 @@ void add_variants(Registry& r, const Expanded& f, std::optional<Layout> only = {
     e.info.required_compute_capability = g.required_compute_capability;
     e.info.operand_alignment = g.operand_alignment;
     e.info.requirement = g.requirement;
+    e.info.kernel_family = g.kernel_family;
     e.function = g.config.function;
     e.launch = g.launch;
     r.entries.push_back(std::move(e));

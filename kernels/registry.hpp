@@ -41,6 +41,9 @@ struct VariantInfo {
   // store to any ldc and C address (kernels/tma.cuh).
   int operand_alignment = 1;
   std::string requirement;  // what needs the rules above, for their messages: "TMA"
+  // The family whose kernel a launch runs when it is not this variant's own: a repacked
+  // variant's inner variant's family (kernels/repacked.cu). Empty: the variant's own family.
+  std::string kernel_family;
 
   int threads() const { return block_x * block_y; }
   std::size_t workspace(int m, int n, int k) const {

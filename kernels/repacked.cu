@@ -112,6 +112,7 @@ BuiltinFamily repacked_builtin(const std::vector<Entry>& registered) {
     // copies (A and B aligned, leading dimensions multiples of 4; C is any).
     g.required_compute_capability = inner->info.required_compute_capability;
     g.requirement = inner->info.requirement;
+    g.kernel_family = inner->info.family;  // what the cost model prices it as
     configs.push_back(std::move(g));
   }
   return gemm_family("repacked",

@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "autotuner/core/device_peaks.hpp"
-#include "kernels/registry.hpp"
 
 namespace occtune {
 namespace {
@@ -69,24 +68,6 @@ bool uses_vector_loads(const std::string& family) {
   return false;
 }
 
-namespace {
-
-// The family of a repacked variant's inner variant: the registered variant its symbol wraps
-// ("Repacked<" + the inner's symbol + ">", kernels/repacked.cuh), looked up rather than guessed
-// from spellings, so every inner (SplitKFb, TmaStreamK, ...) is costed as the family it runs.
-std::string inner_family(const std::string& symbol) {
-  constexpr std::string_view kPrefix = "Repacked<";
-  if (symbol.size() <= kPrefix.size() || symbol.compare(0, kPrefix.size(), kPrefix) != 0)
-    return "repacked";
-  const std::string_view inner =
-      std::string_view(symbol).substr(kPrefix.size(), symbol.size() - kPrefix.size() - 1);
-  for (const kernels::VariantInfo& v : kernels::variants())
-    if (v.symbol == inner) return v.family;
-  return "repacked";
-}
-
-}  // namespace
-
 bool dense_leading_dims_misaligned(Shape shape, Layout layout) {
   // Dense operands: A's leading dimension is K (M when stored transposed), B's N (K when
   // transposed).
@@ -104,9 +85,11 @@ std::optional<CostInput> cost_input(const Candidate& c) {
     return std::nullopt;
   CostInput in;
   in.family = c.variant->family;
+  // A repacked variant runs its inner variant's kernel on the copies: priced as that family,
+  // which the registry records (VariantInfo::kernel_family), plus the copy.
   if (in.family == "repacked") {
     in.repacked = true;
-    in.family = inner_family(c.variant->symbol);
+    if (!c.variant->kernel_family.empty()) in.family = c.variant->kernel_family;
   }
   in.stream_k = in.family == "streamk" || c.variant->param("sk") > 0;
   in.tile_m = c.variant->tile_m;

@@ -469,6 +469,7 @@ TEST(CostModel, RepackedVariantsAreCostedAsTheirInnerFamily) {
     EXPECT_NE(in->family, "repacked") << c.variant->symbol;
     EXPECT_LT(family_efficiency(in->family), 1.0) << c.variant->symbol;
     families.insert(in->family);
+    EXPECT_FALSE(c.variant->kernel_family.empty()) << c.variant->symbol;
     fbuf += c.variant->symbol.find("Fb<") != std::string::npos;
     // The tma stream-K tile is tma's kernel (with its stream-K flag), not the streamk family's.
     if (c.variant->symbol.find("TmaStreamK<") != std::string::npos) {
