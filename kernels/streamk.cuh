@@ -93,14 +93,19 @@ struct StreamKIn {
     }
   }
 
-  // The fix-up of stream-K tile s by `threads` threads (this one is `thread`) when it is split
-  // (kernels/streamk_fixup.cuh); a tile one block computed is already in C.
-  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, long long s,
-                               int thread, int threads) {
-    if (!plan.split(s)) return;
-    int m0, n0;
-    Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, m0, n0);
-    fixup_split_tile<BM, BN>(p, plan, s, m0, n0, thread, threads);
+  // Stream-K tile s's contributors and, when it is split, its origin (the fix-up block's
+  // once-per-block work, kernels/streamk_fixup.cuh).
+  __device__ static FixupTile fixup_tile(const StreamKPlan& plan, long long s) {
+    FixupTile t = fixup_contributors(plan, s);
+    if (t.split())
+      Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, t.m0, t.n0);
+    return t;
+  }
+
+  // The fix-up of split stream-K tile s by `threads` threads (this one is `thread`).
+  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, const FixupTile& t,
+                               long long s, int thread, int threads) {
+    fixup_split_tile<BM, BN>(p, plan, t, s, thread, threads);
   }
 };
 

@@ -29,18 +29,40 @@ __host__ __device__ constexpr FixupThread fixup_thread(int part, int parts, int 
   return {part * kFixupThreads + t, parts * kFixupThreads};
 }
 
-// Stream-K tile s of `plan` (BM x BN at (m0, n0) in C) by `threads` threads, this one `thread`:
-// C = alpha * (its partials summed in block order) + beta * C, float4 where C and the workspace
-// allow. A slot holds the tile row-major, BN floats a row; only what lies inside C is read.
+// A stream-K tile's contributors and place, worked out once per fix-up block (thread 0, into
+// shared memory) rather than by every thread: owner() is a 64-bit division and the tile's
+// origin two more, hundreds of instructions a thread against the few loads and adds of its
+// float4 (docs/PERFORMANCE.md, "streamk", calls T and U). Blocks g0..g1 computed the tile, in
+// the order of their iterations; g0 == g1: one block computed it whole, straight into C.
+// (No member initialisers: the kernel keeps one in __shared__, which takes no constructor.)
+struct FixupTile {
+  int g0, g1;
+  int m0, n0;  // the tile's origin in C (set only when it is split)
+  __host__ __device__ bool split() const { return g0 != g1; }
+};
+
+// g0 and g1 of stream-K tile s; the family adds the origin from its own tile order.
+__host__ __device__ inline FixupTile fixup_contributors(const StreamKPlan& plan, long long s) {
+  FixupTile t{0, 0, 0, 0};
+  t.g0 = plan.owner(s * plan.iters);
+  t.g1 = plan.owner((s + 1) * plan.iters - 1);
+  return t;
+}
+
+// Split stream-K tile s of `plan` (BM x BN at split_tile.m0, .n0 in C) by `threads` threads, this
+// one `thread`: C = alpha * (its partials summed in block order) + beta * C, float4 where C and
+// the workspace allow. A slot holds the tile row-major, BN floats a row; only what lies inside
+// C is read. slot() is a multiply and a compare: no division is left on this path.
 template <int BM, int BN>
-__device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan, long long s, int m0,
-                                 int n0, int thread, int threads) {
-  const int g0 = plan.owner(s * plan.iters), g1 = plan.owner((s + 1) * plan.iters - 1);
+__device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
+                                 const FixupTile& split_tile, long long s, int thread,
+                                 int threads) {
+  const int g0 = split_tile.g0, g1 = split_tile.g1;
   const bool vec = tile::aligned16(p.c) && p.ldc % 4 == 0 && tile::aligned16(p.workspace);
   const std::size_t kSlot = std::size_t(BM) * std::size_t(BN);
   for (int i = thread; i < BM * BN / 4; i += threads) {
     const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
-    const int row = m0 + r, col = n0 + c;
+    const int row = split_tile.m0 + r, col = split_tile.n0 + c;
     if (row >= p.m || col >= p.n) continue;
     const float* w = p.workspace + std::size_t(r) * BN + c;
     float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
@@ -66,6 +88,18 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan, lon
       out[q] = scale_output(sum, out + q, p.alpha, p.beta);
     }
   }
+}
+
+// Thread t of fix-up block `part` (of `parts`) of stream-K tile s, whose FixupTile the block
+// worked out: the kernel (kernels/streamk_launch.cuh) and the host emulator of the unit tests
+// both run this.
+template <class Variant>
+__device__ void fixup_block_thread(const GemmArgs& p, const StreamKPlan& plan,
+                                   const FixupTile& split_tile, long long s, int part, int parts,
+                                   int t) {
+  if (!split_tile.split()) return;
+  const FixupThread f = fixup_thread(part, parts, t);
+  Variant::fixup(p, plan, split_tile, s, f.index, f.count);
 }
 
 }  // namespace occtune::kernels

@@ -77,8 +77,11 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
 template <class Variant>
 __global__ void __launch_bounds__(kFixupThreads)
     fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
-  const FixupThread f = fixup_thread(int(blockIdx.y), int(gridDim.y), int(threadIdx.x));
-  Variant::fixup(args, plan, (long long)blockIdx.x, f.index, f.count);
+  __shared__ FixupTile split_tile;
+  if (threadIdx.x == 0) split_tile = Variant::fixup_tile(plan, (long long)blockIdx.x);
+  __syncthreads();
+  fixup_block_thread<Variant>(args, plan, split_tile, (long long)blockIdx.x, int(blockIdx.y),
+                              int(gridDim.y), int(threadIdx.x));
 }
 
 // The fix-up of `plan` (Variant::kTileFloats outputs per tile).

@@ -494,13 +494,20 @@ struct TmaStreamK : G {
     return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
   }
 
-  // The fix-up of stream-K tile s when it is split (kernels/streamk_fixup.cuh).
-  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, long long s,
-                               int thread, int threads) {
-    if (!plan.split(s)) return;
-    int m0, n0;
-    tma::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, G::BM, G::BN, m0, n0);
-    fixup_split_tile<G::BM, G::BN>(p, plan, s, m0, n0, thread, threads);
+  // Stream-K tile s's contributors and, when it is split, its origin (the fix-up block's
+  // once-per-block work, kernels/streamk_fixup.cuh).
+  __device__ static FixupTile fixup_tile(const StreamKPlan& plan, long long s) {
+    FixupTile t = fixup_contributors(plan, s);
+    if (t.split())
+      tma::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, G::BM, G::BN, t.m0,
+                       t.n0);
+    return t;
+  }
+
+  // The fix-up of split stream-K tile s by `threads` threads (this one is `thread`).
+  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, const FixupTile& t,
+                               long long s, int thread, int threads) {
+    fixup_split_tile<G::BM, G::BN>(p, plan, t, s, thread, threads);
   }
 };
 

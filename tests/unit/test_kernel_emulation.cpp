@@ -364,15 +364,16 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
       [&](unsigned char* smem) { V::run(args, smem); }, order, timing);
   // The fix-up as streamk::launch_fixup runs it: per stream-K tile, fixup_blocks_per_tile
-  // blocks of kFixupThreads, their threads mapped by fixup_thread as in the kernel.
+  // blocks of kFixupThreads, each block's tile worked out once, its threads run as the
+  // kernel's (fixup_block_thread).
   const int parts = fixup_blocks_per_tile(V::kTileFloats);
   if (out.error.empty() && floats > 0)
     for (long long s = 0; s < plan.sk_tiles(); ++s)
-      for (int part = 0; part < parts; ++part)
-        for (int t = 0; t < kFixupThreads; ++t) {
-          const FixupThread f = fixup_thread(part, parts, t);
-          V::fixup(args, plan, s, f.index, f.count);
-        }
+      for (int part = 0; part < parts; ++part) {
+        const FixupTile split_tile = V::fixup_tile(plan, s);
+        for (int t = 0; t < kFixupThreads; ++t)
+          fixup_block_thread<V>(args, plan, split_tile, s, part, parts, t);
+      }
   out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
   return out;
 }
