@@ -14,7 +14,6 @@
 #include <cstdint>
 
 #include "kernels/gemm_entry.cuh"
-#include "kernels/split_handover.cuh"
 
 // Loop unrolling and the emulator's alignment hook (tests/support/kernel_emulator.hpp runs
 // this family on the host too); the same definitions as kernels/tile_core.cuh.
@@ -47,6 +46,29 @@ __device__ __forceinline__ float4 skinny_load4(const float* p) {
   return __ldcs(reinterpret_cast<const float4*>(p));
 #else
   return make_float4(p[0], p[1], p[2], p[3]);
+#endif
+}
+
+// The split reduction's hand-over: a block's slice is visible device-wide before its ticket is
+// taken, and the last block's reads of the other slices bypass L1. On the host emulator blocks
+// run one after another, so plain operations are the same thing.
+__device__ __forceinline__ void skinny_fence() {
+#ifdef __CUDA_ARCH__
+  __threadfence();
+#endif
+}
+__device__ __forceinline__ unsigned skinny_take_ticket(unsigned* ticket) {
+#ifdef __CUDA_ARCH__
+  return atomicAdd(ticket, 1u);
+#else
+  return (*ticket)++;
+#endif
+}
+__device__ __forceinline__ float skinny_load_slice(const float* p) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(p);
+#else
+  return *p;
 #endif
 }
 
@@ -188,16 +210,16 @@ struct SkinnyIn {
   // workspace is poisoned between candidates, so the launch zeroes the tickets every time.
   __device__ static void finish_split(const GemmArgs& p, unsigned char* smem, int small,
                                       int large, int s0, int x0) {
-    handover_fence();
+    skinny_fence();
     __syncthreads();
     unsigned* last = reinterpret_cast<unsigned*>(smem + kSmemBytes - 16);
     if (threadIdx.x == 0) {
       const std::size_t tile = (std::size_t(blockIdx.y) * gridDim.x + blockIdx.x);
-      *last = take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
+      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
     }
     __syncthreads();
     if (*last == 0) return;
-    handover_fence();
+    skinny_fence();
     const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
     for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
       const int s = s0 + e / kLargeTile, x = x0 + e % kLargeTile;
@@ -205,7 +227,7 @@ struct SkinnyIn {
       const std::size_t i = out_row(s, x), j = out_col(s, x);
       float sum = 0.0f;
       for (int z = 0; z < SPLITS; ++z)
-        sum += load_partial(p.workspace + std::size_t(z) * mn + i * std::size_t(p.n) + j);
+        sum += skinny_load_slice(p.workspace + std::size_t(z) * mn + i * std::size_t(p.n) + j);
       float* c = p.c + i * std::size_t(p.ldc) + j;
       *c = scale_output(sum, c, p.alpha, p.beta);
     }

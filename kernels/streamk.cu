@@ -1,6 +1,6 @@
-// The "streamk" family (kernels/streamk.cuh) for the registry, with its own launch: when some
-// tile is split, the tickets of its in-kernel fix-up zeroed, then the persistent blocks (a grid
-// sized from the device, not from the tiles), both on the caller's stream.
+// The "streamk" family (kernels/streamk.cuh) for the registry, with its own launch: the persistent
+// blocks (a grid sized from the device, not from the tiles), then, when some tile was split,
+// the fix-up kernel that adds the partial sums in block order, both on the caller's stream.
 #include <string>
 
 #include "kernels/streamk.cuh"
@@ -20,12 +20,11 @@ StreamKPlan plan_on_device(int m, int n, int k) {
                                        m, n, k, p.bm, p.bn, p.bk);
 }
 
-// Partial-sum slots and tickets of the shape on the current device (0 when no tile is split
-// there).
+// Partial-sum slots of the shape on the current device (0 when no tile is split there).
 template <class Variant>
 std::size_t streamk_workspace(int m, int n, int k) {
-  return std::size_t(plan_on_device<Variant>(m, n, k)
-                         .workspace_bytes_with_tickets(Variant::kParams.bm, Variant::kParams.bn));
+  return streamk::workspace_bytes(plan_on_device<Variant>(m, n, k), Variant::kParams.bm,
+                                  Variant::kParams.bn);
 }
 
 template <class Variant>
@@ -33,20 +32,12 @@ cudaError_t launch_streamk(const GemmArgs& args, dim3 /*tile grid*/, dim3 block,
                            cudaStream_t stream) {
   const StreamKPlan plan = plan_on_device<Variant>(args.m, args.n, args.k);
   if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
-  const std::size_t need = std::size_t(
-      plan.workspace_bytes_with_tickets(Variant::kParams.bm, Variant::kParams.bn));
+  const std::size_t need = streamk::workspace_bytes(plan, Variant::kParams.bm, Variant::kParams.bn);
   // Without its workspace the variant cannot run; refuse like a bad launch configuration.
   if (need > 0 && (!args.workspace || args.workspace_bytes < need)) return cudaErrorInvalidValue;
-  // The workspace is poisoned between candidates and shared with applications, so the tickets
-  // are zeroed before every launch (as the skinny family's, kernels/skinny.cu).
-  if (need > 0)
-    if (const cudaError_t err = cudaMemsetAsync(Variant::tickets(args, plan), 0,
-                                                std::size_t(plan.sk_tiles()) * sizeof(unsigned),
-                                                stream);
-        err != cudaSuccess)
-      return err;
   gemm_entry<Variant><<<unsigned(plan.blocks), block, smem, stream>>>(args);
-  return cudaGetLastError();
+  if (auto err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
+  return streamk::launch_fixup<Variant>(args, plan, stream);
 }
 
 template <class Variant>
@@ -79,8 +70,8 @@ BuiltinFamily streamk_builtin() {
 #undef OCCTUNE_REGISTER
   return gemm_family("streamk",
                      "stream-K: persistent blocks share the MAC-loop iterations of all tiles "
-                     "evenly (pipelined tile); split tiles meet in a workspace, added in block "
-                     "order by the block that stores a tile's last partial",
+                     "evenly (pipelined tile); split tiles meet in a workspace and a "
+                     "deterministic fix-up",
                      BlockRule::kFixed, std::move(configs));
 }
 

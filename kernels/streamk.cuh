@@ -2,11 +2,9 @@
 // occupancy answer) shares the MAC-loop iterations (tile x BK slab) of all output tiles evenly,
 // each block walking one contiguous range across tile boundaries with the pipelined block tile.
 // A tile one block computes whole goes straight to C; the partial sums of a split tile go to a
-// workspace slot, and the block that stores a tile's last partial (a ticket per tile, zeroed by
-// the launch) adds them in block order into C: deterministic, no block ever waits for another,
-// so no co-residency is assumed. With DP = 1 whole waves of tiles run data-parallel first and
-// only the last full wave plus the partial one is streamed. Plan arithmetic:
-// kernels/streamk_plan.cuh.
+// workspace slot and a second kernel adds them in block order (deterministic, no flags, no
+// co-residency assumed). With DP = 1 whole waves of tiles run data-parallel first and only the
+// last full wave plus the partial one is streamed. Plan arithmetic: kernels/streamk_plan.cuh.
 #pragma once
 
 #include "kernels/streamk_fixup.cuh"
@@ -56,34 +54,7 @@ struct StreamKIn {
       float* w = p.workspace + std::size_t(slot) * std::size_t(BM * BN);
       Tile::template store<false>(acc, at, w, BN, 0, 0, p.m - m0 < BM ? p.m - m0 : BM,
                                   p.n - n0 < BN ? p.n - n0 : BN);
-      finish_split(p, reinterpret_cast<unsigned*>(stages), t);
     }
-  }
-
-  // The tickets after the workspace's slots (StreamKPlan::workspace_bytes_with_tickets).
-  __host__ __device__ static unsigned* tickets(const GemmArgs& p, const StreamKPlan& plan) {
-    return reinterpret_cast<unsigned*>(p.workspace + std::size_t(plan.slots()) * BM * BN);
-  }
-
-  // This block's partial of tile t is stored: the block that takes the tile's last ticket adds
-  // its contributors' partials in block order into C (fixup_split_tile, the order the fix-up
-  // kernel used: bit-identical results), whichever of them finished last. Before it the
-  // fix-up was a second kernel, 12-14 us of an 83 us launch at 1025^3 (docs/PERFORMANCE.md,
-  // "streamk", calls T-V). `flag` is the first word of the stages, free once every thread has
-  // stored its partial (the first barrier); the next segment's prologue comes after the
-  // barrier at the top of run()'s loop. Uniform per block, like the barriers in it.
-  __device__ static void finish_split(const GemmArgs& p, unsigned* flag, long long t) {
-    handover_fence();
-    __syncthreads();
-    const StreamKPlan plan = make_plan(p.m, p.n, p.k, int(gridDim.x));
-    const long long s = t - plan.dp_tiles;
-    const FixupTile split_tile = fixup_tile(plan, s);
-    if (threadIdx.x == 0)
-      *flag = take_ticket(tickets(p, plan) + s) == unsigned(split_tile.g1 - split_tile.g0);
-    __syncthreads();
-    if (*flag == 0) return;
-    handover_fence();
-    fixup_split_tile<BM, BN>(p, plan, split_tile, s, int(threadIdx.x), kMaxThreads);
   }
 
   // The persistent block: its data-parallel tiles, then its stream-K range, tile by tile.
@@ -122,12 +93,19 @@ struct StreamKIn {
     }
   }
 
-  // Stream-K tile s's contributors and, when it is split, its origin.
+  // Stream-K tile s's contributors and, when it is split, its origin (the fix-up block's
+  // once-per-block work, kernels/streamk_fixup.cuh).
   __device__ static FixupTile fixup_tile(const StreamKPlan& plan, long long s) {
     FixupTile t = fixup_contributors(plan, s);
     if (t.split())
       Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, t.m0, t.n0);
     return t;
+  }
+
+  // The fix-up of split stream-K tile s by `threads` threads (this one is `thread`).
+  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, const FixupTile& t,
+                               long long s, int thread, int threads) {
+    fixup_split_tile<BM, BN>(p, plan, t, s, thread, threads);
   }
 };
 

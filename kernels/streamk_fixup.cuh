@@ -1,12 +1,9 @@
 // The fix-up of a split stream-K tile, shared by the streamk (kernels/streamk.cuh) and tma
 // (kernels/tma.cuh) families: the partial sums of its blocks' workspace slots added in block
 // order (deterministic; no flags, no co-residency assumed), then the GEMM epilogue into C. Each
-// family passes the tile's origin from its own tile order. The streamk family runs it inside
-// its persistent kernel, in the block that stores a tile's last partial (a ticket per tile);
-// the tma family in a second kernel (streamk::fixup_kernel).
+// family passes the tile's origin from its own tile order.
 #pragma once
 
-#include "kernels/split_handover.cuh"
 #include "kernels/streamk_plan.cuh"
 #include "kernels/tile_core.cuh"
 
@@ -22,8 +19,9 @@ __host__ __device__ constexpr int fixup_blocks_per_tile(int tile_floats) {
   return (tile_floats / 4 + kFixupThreads - 1) / kFixupThreads;
 }
 
-// Thread `t` of block `part` (of `parts`) among the fix-up kernel's blocks of one tile: its
-// index in the tile's fix-up and their count, as Variant::fixup takes them.
+// Thread `t` of block `part` (of `parts`) among the fix-up blocks of one tile: its index in the
+// tile's fix-up and their count, as Variant::fixup takes them. The kernel (blockIdx.y, gridDim.y,
+// threadIdx.x) and the host emulator of the unit tests map threads through this one function.
 struct FixupThread {
   int index, count;
 };
@@ -31,11 +29,11 @@ __host__ __device__ constexpr FixupThread fixup_thread(int part, int parts, int 
   return {part * kFixupThreads + t, parts * kFixupThreads};
 }
 
-// A stream-K tile's contributors and place, worked out once per fix-up block (in the fix-up
-// kernel thread 0 does it, into shared memory) rather than per float4: owner() is a 64-bit
-// division and the tile's origin two more, hundreds of instructions against the few loads and
-// adds of a float4 (docs/PERFORMANCE.md, "streamk", call U). Blocks g0..g1 computed the tile,
-// in the order of their iterations; g0 == g1: one block computed it whole, straight into C.
+// A stream-K tile's contributors and place, worked out once per fix-up block (thread 0, into
+// shared memory) rather than by every thread: owner() is a 64-bit division and the tile's
+// origin two more, hundreds of instructions a thread against the few loads and adds of its
+// float4 (docs/PERFORMANCE.md, "streamk", calls T and U). Blocks g0..g1 computed the tile, in
+// the order of their iterations; g0 == g1: one block computed it whole, straight into C.
 // (No member initialisers: the kernel keeps one in __shared__, which takes no constructor.)
 struct FixupTile {
   int g0, g1;
@@ -69,12 +67,12 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
     const float* w = p.workspace + std::size_t(r) * BN + c;
     float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
     if (vec && col + 3 < p.n) {
-      float4 sum = load_partial4(w + std::size_t(plan.slot(g0, s)) * kSlot);
+      float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
       // Unrolled so that several partials' loads are in flight at once; the adds stay in
       // block order (the result does not depend on the unrolling).
       OCCTUNE_UNROLL_4
       for (int g = g0 + 1; g <= g1; ++g) {
-        const float4 v = load_partial4(w + std::size_t(plan.slot(g, s)) * kSlot);
+        const float4 v = tile::load4(w + std::size_t(plan.slot(g, s)) * kSlot);
         sum.x += v.x;
         sum.y += v.y;
         sum.z += v.z;
@@ -84,13 +82,24 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
       continue;
     }
     for (int q = 0; q < 4 && col + q < p.n; ++q) {
-      float sum = load_partial(w + std::size_t(plan.slot(g0, s)) * kSlot + q);
+      float sum = w[std::size_t(plan.slot(g0, s)) * kSlot + q];
       OCCTUNE_UNROLL_4
-      for (int g = g0 + 1; g <= g1; ++g)
-        sum += load_partial(w + std::size_t(plan.slot(g, s)) * kSlot + q);
+      for (int g = g0 + 1; g <= g1; ++g) sum += w[std::size_t(plan.slot(g, s)) * kSlot + q];
       out[q] = scale_output(sum, out + q, p.alpha, p.beta);
     }
   }
+}
+
+// Thread t of fix-up block `part` (of `parts`) of stream-K tile s, whose FixupTile the block
+// worked out: the kernel (kernels/streamk_launch.cuh) and the host emulator of the unit tests
+// both run this.
+template <class Variant>
+__device__ void fixup_block_thread(const GemmArgs& p, const StreamKPlan& plan,
+                                   const FixupTile& split_tile, long long s, int part, int parts,
+                                   int t) {
+  if (!split_tile.split()) return;
+  const FixupThread f = fixup_thread(part, parts, t);
+  Variant::fixup(p, plan, split_tile, s, f.index, f.count);
 }
 
 }  // namespace occtune::kernels

@@ -1,7 +1,6 @@
 // The host side of a stream-K launch, shared by the streamk (kernels/streamk.cu) and tma
-// (kernels/tma.cu) families: the persistent blocks a device keeps resident for a kernel, and
-// the tma family's fix-up kernel of a plan's split tiles, launched after the persistent one on
-// the same stream (the streamk family fixes its tiles up inside its persistent kernel).
+// (kernels/tma.cu) families: the persistent blocks a device keeps resident for a kernel and the
+// fix-up kernel of a plan's split tiles, launched after the persistent one on the same stream.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -81,9 +80,8 @@ __global__ void __launch_bounds__(kFixupThreads)
   __shared__ FixupTile split_tile;
   if (threadIdx.x == 0) split_tile = Variant::fixup_tile(plan, (long long)blockIdx.x);
   __syncthreads();
-  if (!split_tile.split()) return;
-  const FixupThread f = fixup_thread(int(blockIdx.y), int(gridDim.y), int(threadIdx.x));
-  Variant::fixup(args, plan, split_tile, (long long)blockIdx.x, f.index, f.count);
+  fixup_block_thread<Variant>(args, plan, split_tile, (long long)blockIdx.x, int(blockIdx.y),
+                              int(gridDim.y), int(threadIdx.x));
 }
 
 // The fix-up of `plan` (Variant::kTileFloats outputs per tile).

@@ -141,13 +141,6 @@ struct StreamKPlan {
       if (split(s)) return (long long)slots() * bm * bn;
     return 0;
   }
-  // The same in bytes with the tickets of a fix-up inside the persistent kernel after the
-  // slots (the streamk family, kernels/streamk.cuh): one unsigned per stream-K tile, which the
-  // launch zeroes. 0 when no tile is split.
-  __host__ __device__ long long workspace_bytes_with_tickets(int bm, int bn) const {
-    const long long floats = workspace_floats(bm, bn);
-    return floats == 0 ? 0 : floats * 4 + sk_tiles() * 4;
-  }
 };
 
 }  // namespace occtune::kernels

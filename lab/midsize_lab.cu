@@ -113,21 +113,18 @@ StreamKPlan sk_plan(int m, int n, int k) {
 }
 template <class V>
 std::size_t sk_ws(int m, int n, int k) {
-  return std::size_t(
-      sk_plan<V>(m, n, k).workspace_bytes_with_tickets(V::kParams.bm, V::kParams.bn));
+  return streamk::workspace_bytes(sk_plan<V>(m, n, k), V::kParams.bm, V::kParams.bn);
 }
-// As kernels/streamk.cu launches: the tickets of the in-kernel fix-up zeroed, then the blocks.
 template <class V>
 cudaError_t launch_sk(const GemmArgs& p) {
   const void* fn;
   if (auto e = prepare<V, 0>(fn)) return e;
   const StreamKPlan plan = sk_plan<V>(p.m, p.n, p.k);
   if (plan.tiles == 0) return cudaErrorInvalidValue;
-  if (plan.workspace_bytes_with_tickets(V::kParams.bm, V::kParams.bn) > 0)
-    if (auto e = cudaMemsetAsync(V::tickets(p, plan), 0, plan.sk_tiles() * sizeof(unsigned)))
-      return e;
   lab_entry<V, 0><<<unsigned(plan.blocks), V::kMaxThreads, V::kSmemBytes>>>(p);
-  return cudaGetLastError();
+  if (auto e = cudaGetLastError()) return e;
+  if (streamk::workspace_bytes(plan, V::kParams.bm, V::kParams.bn) == 0) return cudaSuccess;
+  return streamk::launch_fixup<V>(p, plan, 0);
 }
 
 #define TILE(MINB, ...) \

@@ -343,10 +343,9 @@ void check_variant(const std::string& symbol, bool repacked) {
   }
 }
 
-// The stream-K family (issue #18): `blocks` persistent blocks on the emulator, with the
-// workspace the plan asks for (NaN, a guard page after it; none at all when no tile is split)
-// and its tickets zeroed as the launch does; the block that stores a split tile's last partial
-// adds the tile up inside the kernel.
+// The stream-K family (issue #18): `blocks` persistent blocks on the emulator, then the
+// fix-up kernel's threads for every stream-K tile, with the workspace the plan asks for
+// (NaN, a guard page after it; none at all when no tile is split).
 template <class V>
 Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming timing,
                     bool repacked = false) {
@@ -355,15 +354,26 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
   // Repacked, the inner launch sees K rounded up to a multiple of 4 (kernels/repacked.cuh).
   const int k = repacked ? repack::round4(pr.s.k) : pr.s.k;
   const StreamKPlan plan = V::make_plan(pr.s.m, pr.s.n, k, blocks);
-  const long long bytes = plan.workspace_bytes_with_tickets(kP.bm, kP.bn);
+  const long long floats = plan.workspace_floats(kP.bm, kP.bn);
   Repacking copies;
-  const GemmArgs args = copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(bytes), order);
+  const GemmArgs args =
+      copies.prepare(pr.args(), V::kLayout, repacked, std::size_t(floats) * sizeof(float), order);
   if (!copies.error.empty()) return Outcome{copies.error, {}};
-  if (bytes > 0) std::fill_n(V::tickets(args, plan), plan.sk_tiles(), 0u);
   Outcome out;
   out.error = emu::run_grid(
       dim3(unsigned(blocks), 1, 1), dim3(unsigned(V::kMaxThreads), 1, 1), V::kSmemBytes,
       [&](unsigned char* smem) { V::run(args, smem); }, order, timing);
+  // The fix-up as streamk::launch_fixup runs it: per stream-K tile, fixup_blocks_per_tile
+  // blocks of kFixupThreads, each block's tile worked out once, its threads run as the
+  // kernel's (fixup_block_thread).
+  const int parts = fixup_blocks_per_tile(V::kTileFloats);
+  if (out.error.empty() && floats > 0)
+    for (long long s = 0; s < plan.sk_tiles(); ++s)
+      for (int part = 0; part < parts; ++part) {
+        const FixupTile split_tile = V::fixup_tile(plan, s);
+        for (int t = 0; t < kFixupThreads; ++t)
+          fixup_block_thread<V>(args, plan, split_tile, s, part, parts, t);
+      }
   out.c.assign(pr.c.data(), pr.c.data() + pr.c.size());
   return out;
 }
