@@ -49,16 +49,22 @@ __host__ __device__ inline FixupTile fixup_contributors(const StreamKPlan& plan,
   return t;
 }
 
-// Split stream-K tile s of `plan` (BM x BN at split_tile.m0, .n0 in C) by `threads` threads, this
-// one `thread`: C = alpha * (its partials summed in block order) + beta * C, float4 where C and
-// the workspace allow. A slot holds the tile row-major, BN floats a row; only what lies inside
-// C is read. slot() is a multiply and a compare: no division is left on this path.
+// Split stream-K tile s of `plan` (BM x BN at split_tile.m0, .n0 in C) by `threads` threads,
+// this one `thread`: C = alpha * (its partials summed in block order) + beta * C. A slot holds
+// the tile row-major, BN floats a row, so its rows are float4-aligned whenever the workspace
+// is: the partials are read as float4 whatever C's alignment, and only the stores into a C
+// whose base or ldc is not a multiple of 4 go element by element. (Reading the partials by
+// elements there, as before, fetched every 32-byte sector four times: call U's fix-up at
+// 1025^3 took 12-14 us, L2 59% busy, docs/PERFORMANCE.md, "streamk".) A float4 that crosses
+// C's last column is read by elements, so nothing outside C's part of a slot is read.
+// slot() is a multiply and a compare: no division is left on this path.
 template <int BM, int BN>
 __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
                                  const FixupTile& split_tile, long long s, int thread,
                                  int threads) {
   const int g0 = split_tile.g0, g1 = split_tile.g1;
-  const bool vec = tile::aligned16(p.c) && p.ldc % 4 == 0 && tile::aligned16(p.workspace);
+  const bool vec_w = tile::aligned16(p.workspace);
+  const bool vec_c = tile::aligned16(p.c) && p.ldc % 4 == 0;
   const std::size_t kSlot = std::size_t(BM) * std::size_t(BN);
   for (int i = thread; i < BM * BN / 4; i += threads) {
     const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
@@ -66,7 +72,7 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
     if (row >= p.m || col >= p.n) continue;
     const float* w = p.workspace + std::size_t(r) * BN + c;
     float* out = p.c + std::size_t(row) * std::size_t(p.ldc) + col;
-    if (vec && col + 3 < p.n) {
+    if (vec_w && col + 3 < p.n) {
       float4 sum = tile::load4(w + std::size_t(plan.slot(g0, s)) * kSlot);
       // Unrolled so that several partials' loads are in flight at once; the adds stay in
       // block order (the result does not depend on the unrolling).
@@ -78,7 +84,14 @@ __device__ void fixup_split_tile(const GemmArgs& p, const StreamKPlan& plan,
         sum.z += v.z;
         sum.w += v.w;
       }
-      tile::store4(out, tile::scale4(sum, out, p.alpha, p.beta));
+      if (vec_c) {
+        tile::store4(out, tile::scale4(sum, out, p.alpha, p.beta));
+      } else {
+        out[0] = scale_output(sum.x, out, p.alpha, p.beta);
+        out[1] = scale_output(sum.y, out + 1, p.alpha, p.beta);
+        out[2] = scale_output(sum.z, out + 2, p.alpha, p.beta);
+        out[3] = scale_output(sum.w, out + 3, p.alpha, p.beta);
+      }
       continue;
     }
     for (int q = 0; q < 4 && col + q < p.n; ++q) {
