@@ -72,24 +72,66 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
   return std::size_t(plan.workspace_floats(bm, bn)) * sizeof(float);
 }
 
+// Whether the current device runs a kernel as a programmatic dependent of the one before it
+// on the stream (compute capability 9.0 and up), asked once per device.
+inline bool programmatic_launch() {
+  static std::atomic<int> cached[kMaxDevices];  // 0 not asked, 1 no, 2 yes
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  if (cacheable)
+    if (const int known = cached[device].load(std::memory_order_relaxed)) return known == 2;
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (cacheable) cached[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
+  return major >= 9;
+}
+
 // Blocks (x: stream-K tile, y: its part) that add a split tile's partials into C
 // (Variant::fixup): fixup_blocks_per_tile blocks of kFixupThreads share a tile, one float4 each.
+// On sm_90 and up the kernel is a programmatic dependent of the persistent one (launch_fixup):
+// its blocks may start while that kernel's last blocks still run, work out their tile, and
+// wait (griddepcontrol.wait: the persistent kernel complete, its partials visible) before
+// they read a partial. Elsewhere the stream orders the two kernels and the wait is absent.
 template <class Variant>
 __global__ void __launch_bounds__(kFixupThreads)
     fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
   __shared__ FixupTile split_tile;
   if (threadIdx.x == 0) split_tile = Variant::fixup_tile(plan, (long long)blockIdx.x);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __syncthreads();
   fixup_block_thread<Variant>(args, plan, split_tile, (long long)blockIdx.x, int(blockIdx.y),
                               int(gridDim.y), int(threadIdx.x));
 }
 
-// The fix-up of `plan` (Variant::kTileFloats outputs per tile).
+// The fix-up of `plan` (Variant::kTileFloats outputs per tile), after the persistent kernel on
+// the same stream; on sm_90 and up launched as its programmatic dependent, which hides the
+// launch and the tile's set-up in that kernel's tail (docs/PERFORMANCE.md, "streamk").
 template <class Variant>
 cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.sk_tiles()), unsigned(fixup_blocks_per_tile(Variant::kTileFloats)));
-  fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
-  return cudaGetLastError();
+  if (!programmatic_launch()) {
+    fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
+    return cudaGetLastError();
+  }
+  cudaLaunchAttribute dependent[1] = {};
+  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = dim3(kFixupThreads);
+  config.stream = stream;
+  config.attrs = dependent;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, fixup_kernel<Variant>, args, plan);
 }
 
 }  // namespace occtune::kernels::streamk
