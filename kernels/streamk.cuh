@@ -30,7 +30,7 @@ struct StreamKIn {
   static constexpr std::size_t kSmemBytes = Tile::kSmemBytes;
   static constexpr int kBlocksPerSm = BPS;
   static constexpr int kHybrid = DP;
-  static constexpr int kTileFloats = BM * BN;  // outputs of a tile (the fix-up's grid)
+  static constexpr int kTileM = BM, kTileN = BN;  // the tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
     return StreamKPlan::make(m, n, k, BM, BN, BK, blocks, DP != 0);
@@ -105,12 +105,6 @@ struct StreamKIn {
     if (t.split())
       Tile::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, t.m0, t.n0);
     return t;
-  }
-
-  // The fix-up of split stream-K tile s by `threads` threads (this one is `thread`).
-  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, const FixupTile& t,
-                               long long s, int thread, int threads) {
-    fixup_split_tile<BM, BN>(p, plan, t, s, thread, threads);
   }
 };
 

@@ -20,8 +20,9 @@ __host__ __device__ constexpr int fixup_blocks_per_tile(int tile_floats) {
 }
 
 // Thread `t` of block `part` (of `parts`) among the fix-up blocks of one tile: its index in the
-// tile's fix-up and their count, as Variant::fixup takes them. The kernel (blockIdx.y, gridDim.y,
-// threadIdx.x) and the host emulator of the unit tests map threads through this one function.
+// tile's fix-up and their count, as fixup_split_tile takes them. The kernel (blockIdx.y,
+// gridDim.y, threadIdx.x) and the host emulator of the unit tests map threads through this one
+// function.
 struct FixupThread {
   int index, count;
 };
@@ -43,10 +44,7 @@ struct FixupTile {
 
 // g0 and g1 of stream-K tile s; the family adds the origin from its own tile order.
 __host__ __device__ inline FixupTile fixup_contributors(const StreamKPlan& plan, long long s) {
-  FixupTile t{0, 0, 0, 0};
-  t.g0 = plan.owner(s * plan.iters);
-  t.g1 = plan.owner((s + 1) * plan.iters - 1);
-  return t;
+  return {plan.owner(s * plan.iters), plan.owner((s + 1) * plan.iters - 1), 0, 0};
 }
 
 // Split stream-K tile s of `plan` (BM x BN at split_tile.m0, .n0 in C) by `threads` threads,
@@ -112,7 +110,7 @@ __device__ void fixup_block_thread(const GemmArgs& p, const StreamKPlan& plan,
                                    int t) {
   if (!split_tile.split()) return;
   const FixupThread f = fixup_thread(part, parts, t);
-  Variant::fixup(p, plan, split_tile, s, f.index, f.count);
+  fixup_split_tile<Variant::kTileM, Variant::kTileN>(p, plan, split_tile, s, f.index, f.count);
 }
 
 }  // namespace occtune::kernels

@@ -26,13 +26,11 @@ struct Persistent {
   int blocks_per_sm;
 };
 
-// The blocks `k` keeps resident on the current device at once: its blocks per SM, capped by the
-// Occupancy API's answer, times the SM count. The registry's launch information carries the tile
-// grid only, so this asks the device, once per device and Tag (the answer cannot change while the
-// process lives). 0 when there is no device or no answer.
-template <class Tag>
-int resident_blocks(const Persistent& k) {
-  static std::atomic<int> cached[kMaxDevices];
+// A positive answer about the current device, asked once per device (the answers cannot change
+// while the process lives) and kept in `cache` (0: not asked yet). `ask` takes the device and
+// returns the answer, 0 when it has none, which is not kept. 0 when there is no device.
+template <class Ask>
+int per_device(std::atomic<int> (&cache)[kMaxDevices], Ask ask) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
@@ -40,21 +38,33 @@ int resident_blocks(const Persistent& k) {
   }
   const bool cacheable = device >= 0 && device < kMaxDevices;
   if (cacheable)
-    if (const int blocks = cached[device].load(std::memory_order_relaxed)) return blocks;
-  int sms = 0, per_sm = 0;
-  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess && k.smem > 48 * 1024)
-    err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(k.smem));
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, k.threads, k.smem);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const int blocks = std::min(per_sm, k.blocks_per_sm) * sms;
-  if (cacheable) cached[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
+    if (const int known = cache[device].load(std::memory_order_relaxed)) return known;
+  const int answer = ask(device);
+  if (cacheable && answer > 0) cache[device].store(answer, std::memory_order_relaxed);
+  return answer;
+}
+
+// The blocks `k` keeps resident on the current device at once: its blocks per SM, capped by the
+// Occupancy API's answer, times the SM count. The registry's launch information carries the tile
+// grid only, so this asks the device, once per device and Tag. 0 when there is no device or no
+// answer.
+template <class Tag>
+int resident_blocks(const Persistent& k) {
+  static std::atomic<int> cached[kMaxDevices];
+  return per_device(cached, [&k](int device) {
+    int sms = 0, per_sm = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess && k.smem > 48 * 1024)
+      err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(k.smem));
+    if (err == cudaSuccess)
+      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, k.threads, k.smem);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return std::min(per_sm, k.blocks_per_sm) * sms;
+  });
 }
 
 // The plan of an m x n x k launch of Variant (its tile bm x bn x bk) on the persistent grid the
@@ -75,26 +85,21 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
 // Whether the current device runs a kernel as a programmatic dependent of the one before it
 // on the stream (compute capability 9.0 and up), asked once per device.
 inline bool programmatic_launch() {
-  static std::atomic<int> cached[kMaxDevices];  // 0 not asked, 1 no, 2 yes
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  const bool cacheable = device >= 0 && device < kMaxDevices;
-  if (cacheable)
-    if (const int known = cached[device].load(std::memory_order_relaxed)) return known == 2;
-  int major = 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  if (cacheable) cached[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
-  return major >= 9;
+  static std::atomic<int> cached[kMaxDevices];  // 1 no, 2 yes
+  const int answer = per_device(cached, [](int device) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return major >= 9 ? 2 : 1;
+  });
+  return answer == 2;
 }
 
 // Blocks (x: stream-K tile, y: its part) that add a split tile's partials into C
-// (Variant::fixup): fixup_blocks_per_tile blocks of kFixupThreads share a tile, one float4 each.
+// (fixup_block_thread): fixup_blocks_per_tile blocks of kFixupThreads share a tile, one float4
+// each.
 // On sm_90 and up the kernel is a programmatic dependent of the persistent one (launch_fixup):
 // its blocks may start while that kernel's last blocks still run, work out their tile, and
 // wait (griddepcontrol.wait: the persistent kernel complete, its partials visible) before
@@ -112,12 +117,13 @@ __global__ void __launch_bounds__(kFixupThreads)
                               int(gridDim.y), int(threadIdx.x));
 }
 
-// The fix-up of `plan` (Variant::kTileFloats outputs per tile), after the persistent kernel on
+// The fix-up of `plan` (tiles of Variant::kTileM x kTileN outputs), after the persistent kernel on
 // the same stream; on sm_90 and up launched as its programmatic dependent, which hides the
 // launch and the tile's set-up in that kernel's tail (docs/PERFORMANCE.md, "streamk").
 template <class Variant>
 cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
-  const dim3 grid(unsigned(plan.sk_tiles()), unsigned(fixup_blocks_per_tile(Variant::kTileFloats)));
+  const dim3 grid(unsigned(plan.sk_tiles()),
+                  unsigned(fixup_blocks_per_tile(Variant::kTileM * Variant::kTileN)));
   if (!programmatic_launch()) {
     fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
     return cudaGetLastError();

@@ -488,7 +488,7 @@ template <class G, int SK>
 struct TmaStreamK : G {
   static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
   static constexpr int kStreamK = SK;
-  static constexpr int kTileFloats = G::BM * G::BN;  // outputs of a tile (the fix-up's grid)
+  static constexpr int kTileM = G::BM, kTileN = G::BN;  // the tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
     return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
@@ -502,12 +502,6 @@ struct TmaStreamK : G {
       tma::tile_origin(int(plan.dp_tiles + s), plan.tiles_n, plan.tiles_m, G::BM, G::BN, t.m0,
                        t.n0);
     return t;
-  }
-
-  // The fix-up of split stream-K tile s by `threads` threads (this one is `thread`).
-  __device__ static void fixup(const GemmArgs& p, const StreamKPlan& plan, const FixupTile& t,
-                               long long s, int thread, int threads) {
-    fixup_split_tile<G::BM, G::BN>(p, plan, t, s, thread, threads);
   }
 };
 

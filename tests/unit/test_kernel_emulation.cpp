@@ -366,7 +366,7 @@ Outcome run_streamk(Problem& pr, int blocks, emu::Order order, emu::CopyTiming t
   // The fix-up as streamk::launch_fixup runs it: per stream-K tile, fixup_blocks_per_tile
   // blocks of kFixupThreads, each block's tile worked out once, its threads run as the
   // kernel's (fixup_block_thread).
-  const int parts = fixup_blocks_per_tile(V::kTileFloats);
+  const int parts = fixup_blocks_per_tile(V::kTileM * V::kTileN);
   if (out.error.empty() && floats > 0)
     for (long long s = 0; s < plan.sk_tiles(); ++s)
       for (int part = 0; part < parts; ++part) {
