@@ -1,15 +1,19 @@
 // The "splitk" family (kernels/splitk.cuh) for the registry, with its own launch: the K-sliced GEMM
 // into the workspace, then the reduction of the slices into C, both on the caller's stream.
+#include "kernels/dependent_launch.cuh"
 #include "kernels/splitk.cuh"
 #include "kernels/tile_registration.cuh"
 
 namespace occtune::kernels {
 namespace {
 
-// The second pass with G split groups per item (SplitKIn::reduce_block).
+// The second pass with G split groups per item (SplitKIn::reduce_block). On sm_90 and up a
+// programmatic dependent of the first (kernels/dependent_launch.cuh): it may start in that
+// kernel's tail and waits for it to complete before reading a slice.
 template <class Variant, int G>
 __global__ void __launch_bounds__(Variant::kReduceThreads) splitk_reduce(GemmArgs args) {
   __shared__ float4 part[Variant::kReduceThreads];
+  wait_for_primary();
   Variant::template reduce_block<G>(args, part);
 }
 
@@ -29,10 +33,9 @@ cudaError_t launch_splitk(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   return with_reduce_groups<Variant::kParams.splits>(args.m, args.n, [&](auto groups) {
     constexpr int kItems = kThreads / decltype(groups)::value;  // per block
     const long long blocks = (items + kItems - 1) / kItems;
-    splitk_reduce<Variant, decltype(groups)::value>
-        <<<unsigned(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096), kThreads, 0, stream>>>(
-            args);
-    return cudaGetLastError();
+    return launch_dependent(splitk_reduce<Variant, decltype(groups)::value>,
+                            dim3(unsigned(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096)),
+                            dim3(kThreads), 0, stream, args);
   });
 }
 

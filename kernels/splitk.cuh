@@ -6,6 +6,7 @@
 
 #include <type_traits>
 
+#include "kernels/grid_dependency.cuh"
 #include "kernels/tile_core.cuh"
 
 namespace occtune::kernels {
@@ -34,6 +35,9 @@ struct SplitKIn {
   }
 
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    // The second pass may be scheduled now (kernels/splitk.cu): its blocks take what SM room
+    // this grid leaves or frees and wait there until it has completed.
+    allow_dependents();
     int m0, n0;
     Tile::block_origin(m0, n0);
     const auto at = Tile::thread_coords();

@@ -7,6 +7,7 @@
 // last full wave plus the partial one is streamed. Plan arithmetic: kernels/streamk_plan.cuh.
 #pragma once
 
+#include "kernels/grid_dependency.cuh"
 #include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
 #include "kernels/tile_core.cuh"
@@ -61,11 +62,9 @@ struct StreamKIn {
   // Every branch depends on blockIdx only, so the barriers are uniform. Only the loop
   // counters live across a segment (StreamKPlan::next).
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // The fix-up kernel may be scheduled now (kernels/streamk_launch.cuh): its blocks take
     // what SM room this grid leaves or frees and wait there until it has completed.
-    asm volatile("griddepcontrol.launch_dependents;");
-#endif
+    allow_dependents();
     const int g = int(blockIdx.x);
     float* stages = reinterpret_cast<float*>(smem);
     const auto at = Tile::thread_coords();

@@ -9,14 +9,12 @@
 #include <atomic>
 #include <cstddef>
 
+#include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_entry.cuh"
 #include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
 
 namespace occtune::kernels::streamk {
-
-// Devices with a cached grid; beyond them the device is asked each time.
-inline constexpr int kMaxDevices = 64;
 
 // A persistent kernel as the occupancy API is asked about it, with the blocks per SM it wants.
 struct Persistent {
@@ -82,21 +80,6 @@ inline std::size_t workspace_bytes(const StreamKPlan& plan, int bm, int bn) {
   return std::size_t(plan.workspace_floats(bm, bn)) * sizeof(float);
 }
 
-// Whether the current device runs a kernel as a programmatic dependent of the one before it
-// on the stream (compute capability 9.0 and up), asked once per device.
-inline bool programmatic_launch() {
-  static std::atomic<int> cached[kMaxDevices];  // 1 no, 2 yes
-  const int answer = per_device(cached, [](int device) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-      cudaGetLastError();
-      return 0;
-    }
-    return major >= 9 ? 2 : 1;
-  });
-  return answer == 2;
-}
-
 // Blocks (x: stream-K tile, y: its part) that add a split tile's partials into C
 // (fixup_block_thread): fixup_blocks_per_tile blocks of kFixupThreads share a tile, one float4
 // each.
@@ -109,9 +92,7 @@ __global__ void __launch_bounds__(kFixupThreads)
     fixup_kernel(GemmArgs args, const __grid_constant__ StreamKPlan plan) {
   __shared__ FixupTile split_tile;
   if (threadIdx.x == 0) split_tile = Variant::fixup_tile(plan, (long long)blockIdx.x);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  wait_for_primary();
   __syncthreads();
   fixup_block_thread<Variant>(args, plan, split_tile, (long long)blockIdx.x, int(blockIdx.y),
                               int(gridDim.y), int(threadIdx.x));
@@ -124,20 +105,8 @@ template <class Variant>
 cudaError_t launch_fixup(const GemmArgs& args, const StreamKPlan& plan, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.sk_tiles()),
                   unsigned(fixup_blocks_per_tile(Variant::kTileM * Variant::kTileN)));
-  if (!programmatic_launch()) {
-    fixup_kernel<Variant><<<grid, kFixupThreads, 0, stream>>>(args, plan);
-    return cudaGetLastError();
-  }
-  cudaLaunchAttribute dependent[1] = {};
-  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = dim3(kFixupThreads);
-  config.stream = stream;
-  config.attrs = dependent;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, fixup_kernel<Variant>, args, plan);
+  return launch_dependent(fixup_kernel<Variant>, grid, dim3(kFixupThreads), 0, stream, args,
+                          plan);
 }
 
 }  // namespace occtune::kernels::streamk

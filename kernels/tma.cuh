@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/grid_dependency.cuh"
 #include "kernels/gemm_entry.cuh"
 #include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
@@ -513,6 +514,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     tma_streamk_entry(const __grid_constant__ CUtensorMap map_a,
                       const __grid_constant__ CUtensorMap map_b, GemmArgs args,
                       const __grid_constant__ StreamKPlan plan) {
+  // The fix-up kernel may be scheduled now (kernels/streamk_launch.cuh): its blocks start as
+  // this grid's blocks exit instead of after the last one.
+  allow_dependents();
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const tma::Smem<C> sm = tma::setup_smem<C>(smem_raw);
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;

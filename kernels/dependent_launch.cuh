@@ -1,0 +1,73 @@
+// The host side of a programmatic dependent launch (kernels/grid_dependency.cuh says what it
+// is and what the two kernels must do): whether the device has it, and the launch. Only .cu
+// files include this (the host emulator of the unit tests cannot compile a launch).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
+
+#include "kernels/grid_dependency.cuh"
+
+namespace occtune::kernels {
+
+// Devices whose answers are cached; beyond them the device is asked each time.
+inline constexpr int kMaxDevices = 64;
+
+// A positive answer about the current device, asked once per device (the answers cannot change
+// while the process lives) and kept in `cache` (0: not asked yet). `ask` takes the device and
+// returns the answer, 0 when it has none, which is not kept. 0 when there is no device.
+template <class Ask>
+int per_device(std::atomic<int> (&cache)[kMaxDevices], Ask ask) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  if (cacheable)
+    if (const int known = cache[device].load(std::memory_order_relaxed)) return known;
+  const int answer = ask(device);
+  if (cacheable && answer > 0) cache[device].store(answer, std::memory_order_relaxed);
+  return answer;
+}
+
+// Whether the current device runs a kernel as a programmatic dependent of the one before it
+// on the stream (compute capability 9.0 and up), asked once per device.
+inline bool programmatic_launch() {
+  static std::atomic<int> cached[kMaxDevices];  // 1 no, 2 yes
+  const int answer = per_device(cached, [](int device) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return major >= 9 ? 2 : 1;
+  });
+  return answer == 2;
+}
+
+// `kernel`<<<grid, block, smem, stream>>>(args...), as a programmatic dependent of the kernel
+// before it on the stream where the device allows it; the launch's error either way.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                             cudaStream_t stream, Args... args) {
+  if (!programmatic_launch()) {
+    kernel<<<grid, block, smem, stream>>>(args...);
+    return cudaGetLastError();
+  }
+  cudaLaunchAttribute dependent[1] = {};
+  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = dependent;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+}  // namespace occtune::kernels
