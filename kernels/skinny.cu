@@ -1,10 +1,9 @@
 // The "skinny" family (kernels/skinny.cuh) for the registry: its instantiations, listed once in
 // OCCTUNE_SKINNY_VARIANTS, with their own launch (the split reduction's tickets zeroed, then the
-// kernel, its programmatic dependent on sm_90 and up).
+// kernel).
 #include <algorithm>
 #include <string>
 
-#include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
@@ -16,15 +15,6 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
   return Variant::workspace_bytes(m, n);
 }
 
-// Zeroes `count` tickets; its dependent (the skinny GEMM) may start at once.
-constexpr int kZeroThreads = 256;
-__global__ void __launch_bounds__(kZeroThreads) zero_tickets(unsigned* tickets, long long count) {
-  allow_dependents();
-  for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (long long)gridDim.x * blockDim.x)
-    tickets[i] = 0u;
-}
-
 template <class Variant, int SPLITS>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
@@ -34,14 +24,12 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
       return cudaErrorInvalidValue;
     // The tickets of the split reduction start at zero in every launch: the workspace may hold
     // anything (it is poisoned between candidates, and an application shares it). A kernel of
-    // our own zeroes them rather than a memset, so that the GEMM can be its programmatic
-    // dependent and stream the large operand while they are zeroed (Variant::finish_split
-    // waits for it before it takes a ticket).
-    const long long tickets = Variant::tiles(args.m, args.n);
-    const long long blocks = std::clamp((tickets + kZeroThreads - 1) / kZeroThreads, 1LL, 64LL);
-    zero_tickets<<<unsigned(blocks), kZeroThreads, 0, stream>>>(Variant::tickets(args), tickets);
-    if (auto err = cudaGetLastError(); err != cudaSuccess) return err;
-    return launch_dependent(gemm_entry<Variant>, grid, block, smem, stream, args);
+    // ours zeroing them, with this one its programmatic dependent (as split-K's reduction is),
+    // was slower: 1x4096x4096 0.92 -> 0.90 (docs/PERFORMANCE.md, "Programmatic dependent
+    // launch").
+    const std::size_t tickets = std::size_t(Variant::tiles(args.m, args.n)) * sizeof(unsigned);
+    if (auto err = cudaMemsetAsync(Variant::tickets(args), 0, tickets, stream); err != cudaSuccess)
+      return err;
   }
   gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
   return cudaGetLastError();

@@ -14,7 +14,6 @@
 #include <cstdint>
 
 #include "kernels/gemm_entry.cuh"
-#include "kernels/grid_dependency.cuh"
 
 // Loop unrolling and the emulator's alignment hook (tests/support/kernel_emulator.hpp runs
 // this family on the host too); the same definitions as kernels/tile_core.cuh.
@@ -211,7 +210,6 @@ struct SkinnyIn {
   // workspace is poisoned between candidates, so the launch zeroes the tickets every time.
   __device__ static void finish_split(const GemmArgs& p, unsigned char* smem, int small,
                                       int large, int s0, int x0) {
-    wait_for_primary();  // the launch's zeroing of the tickets (kernels/skinny.cu)
     skinny_fence();
     __syncthreads();
     unsigned* last = reinterpret_cast<unsigned*>(smem + kSmemBytes - 16);
