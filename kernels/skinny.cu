@@ -25,8 +25,7 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
     // The tickets of the split reduction start at zero in every launch: the workspace may hold
     // anything (it is poisoned between candidates, and an application shares it). A kernel of
     // ours zeroing them, with this one its programmatic dependent (as split-K's reduction is),
-    // was slower: 1x4096x4096 0.92 -> 0.90 (docs/PERFORMANCE.md, "Programmatic dependent
-    // launch").
+    // was not shown to pay (docs/PERFORMANCE.md, "Programmatic dependent launch").
     const std::size_t tickets = std::size_t(Variant::tiles(args.m, args.n)) * sizeof(unsigned);
     if (auto err = cudaMemsetAsync(Variant::tickets(args), 0, tickets, stream); err != cudaSuccess)
       return err;
