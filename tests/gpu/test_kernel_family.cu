@@ -2,11 +2,13 @@
 // on the GPU against cuBLAS, on round and odd shapes (multiples of no tile or vector width,
 // small output with long K, skinny), with exact leading dimensions, padded (misaligned) ones
 // and misaligned base pointers. The padding of A and B holds NaN (reading it poisons the
-// result) and so does C before every launch; C's padding must still be NaN afterwards.
+// result) and so does C before every launch; C's padding must still be NaN afterwards. The
+// two-kernel launches (split-K, stream-K) are also captured into a CUDA graph and replayed.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -219,6 +221,51 @@ TEST(KernelFamily, StreamKWithoutWorkspaceIsRefusedWhereTilesAreSplit) {
     bool padding_untouched = false;
     EXPECT_LT(compare(tiny, tiny.result(), padding_untouched), 1e-5) << v->symbol;
   }
+}
+
+// The two-kernel launches (split-K's second pass, stream-K's fix-up: on sm_90 a programmatic
+// dependent of the first kernel, docs/PERFORMANCE.md "Programmatic dependent launch") captured
+// from a stream into a CUDA graph: replayed twice, each replay's C is bit for bit the direct
+// launch's, at shapes where split-K has several slices and stream-K splits tiles.
+TEST(KernelFamily, TwoKernelLaunchesReplayFromAGraph) {
+  OCCTUNE_REQUIRE_GPU();
+  cudaStream_t stream;
+  OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const char* family : {"splitk", "streamk"}) {
+    Problem p(257, 301, 2053, kLayouts[1]);
+    for (auto* v : kernels::variants_of(family)) {
+      const kernels::GemmArgs g = p.args(*v);
+      if (std::string(family) == "streamk") ASSERT_GT(v->workspace(p.m, p.n, p.k), 0u);
+      p.poison();  // on the legacy stream, which a non-blocking one does not wait for
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(kernels::launch_variant(*v, g, stream), cudaSuccess) << v->symbol;
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << v->symbol;
+      const std::vector<float> direct = p.result();
+      bool padding_untouched = false;
+      EXPECT_LT(compare(p, direct, padding_untouched), 1e-5) << v->symbol;
+      EXPECT_TRUE(padding_untouched) << v->symbol;
+
+      cudaGraph_t graph;
+      ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+      const cudaError_t launched = kernels::launch_variant(*v, g, stream);
+      ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << v->symbol;
+      ASSERT_EQ(launched, cudaSuccess) << v->symbol;
+      cudaGraphExec_t exec;
+      ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << v->symbol;
+      for (int replay = 0; replay < 2; ++replay) {
+        p.poison();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess) << v->symbol;
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << v->symbol;
+        const std::vector<float> replayed = p.result();  // NaN padding: compare the bits
+        EXPECT_EQ(std::memcmp(replayed.data(), direct.data(), direct.size() * sizeof(float)), 0)
+            << v->symbol << ": replay " << replay;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+    }
+  }
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace
