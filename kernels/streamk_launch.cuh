@@ -24,24 +24,6 @@ struct Persistent {
   int blocks_per_sm;
 };
 
-// A positive answer about the current device, asked once per device (the answers cannot change
-// while the process lives) and kept in `cache` (0: not asked yet). `ask` takes the device and
-// returns the answer, 0 when it has none, which is not kept. 0 when there is no device.
-template <class Ask>
-int per_device(std::atomic<int> (&cache)[kMaxDevices], Ask ask) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const bool cacheable = device >= 0 && device < kMaxDevices;
-  if (cacheable)
-    if (const int known = cache[device].load(std::memory_order_relaxed)) return known;
-  const int answer = ask(device);
-  if (cacheable && answer > 0) cache[device].store(answer, std::memory_order_relaxed);
-  return answer;
-}
-
 // The blocks `k` keeps resident on the current device at once: its blocks per SM, capped by the
 // Occupancy API's answer, times the SM count. The registry's launch information carries the tile
 // grid only, so this asks the device, once per device and Tag. 0 when there is no device or no
