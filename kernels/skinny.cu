@@ -34,10 +34,13 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   return cudaGetLastError();
 }
 
-template <int S, int SIDE, int SPLITS, class Variant>
+template <int S, int SIDE, int SPLITS, int LANES, class Variant>
 GemmConfig skinny_config(const char* spelled) {
-  GemmConfig g = gemm_config<Variant>(spelled, {{"s", S}, {"side", SIDE}, {"splits", SPLITS}},
-                                      {Variant::kMaxThreads, 1}, &launch_skinny<Variant, SPLITS>);
+  // "lanes" only where it is not the default 32, so the earlier variants keep their parameters.
+  std::vector<occtune::Param> params = {{"s", S}, {"side", SIDE}, {"splits", SPLITS}};
+  if (LANES != 32) params.push_back({"lanes", LANES});
+  GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
+                                      &launch_skinny<Variant, SPLITS>);
   g.tile_m = Variant::kTileM;
   g.tile_n = Variant::kTileN;
   g.dynamic_smem = Variant::kSmemBytes;
@@ -46,14 +49,21 @@ GemmConfig skinny_config(const char* spelled) {
   return g;
 }
 
-// Skinny<S, SIDE, SPLITS> in every layout W names.
+// Skinny<S, SIDE, SPLITS> and SkinnyNarrow<S, SIDE, LANES> in every layout W names.
 template <class Nn>
 struct SkinnyArgs;
 template <int S, int SIDE, int SPLITS>
 struct SkinnyArgs<Skinny<S, SIDE, SPLITS>> {
   template <class Variant>
   static GemmConfig config(const char* spelled) {
-    return skinny_config<S, SIDE, SPLITS, Variant>(spelled);
+    return skinny_config<S, SIDE, SPLITS, 32, Variant>(spelled);
+  }
+};
+template <int S, int SIDE, int LANES>
+struct SkinnyArgs<SkinnyNarrow<S, SIDE, LANES>> {
+  template <class Variant>
+  static GemmConfig config(const char* spelled) {
+    return skinny_config<S, SIDE, 1, LANES, Variant>(spelled);
   }
 };
 

@@ -80,10 +80,14 @@ inline constexpr int kSkinnyLoadsInFlight = 8;  // rows of the large operand a l
 
 // SIDE 0: M is the small dimension (B is the large operand, C's rows are S-row groups);
 // SIDE 1: N is small (A is large). S: rows (columns) of the small dimension per block.
-template <Layout L, int S, int SIDE, int SPLITS>
+// LANES (along x only): lanes that share one row of the large operand, four outputs each, so
+// a block's column tile is 4 * LANES wide. 32 gives 128 columns; 4 and 8 give 16 and 32, which
+// at N = 2048-4096 are enough tiles to fill every SM without a K split, so that such a launch
+// is one kernel with no workspace (no tickets to zero, no slices to add), as cuBLAS's gemv is.
+template <Layout L, int S, int SIDE, int SPLITS, int LANES = 32>
 struct SkinnyIn {
   template <Layout L2>
-  using In = SkinnyIn<L2, S, SIDE, SPLITS>;
+  using In = SkinnyIn<L2, S, SIDE, SPLITS, LANES>;
   static_assert(S >= 1 && S <= 16 && (SIDE == 0 || SIDE == 1) && SPLITS >= 1 && SPLITS <= 64,
                 "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
   static constexpr Layout kLayout = L;
@@ -93,23 +97,32 @@ struct SkinnyIn {
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
   static constexpr bool kAlongX = SIDE == 0 ? !transposes_b(L) : transposes_a(L);
+  static_assert((LANES == 32 || LANES == 8 || LANES == 4) && (LANES == 32 || kAlongX),
+                "skinny: LANES is 32, or 4 or 8 where the large operand is contiguous along x");
+  // Rows of the large operand one warp loads at once along x (32 / LANES), and the depth of a
+  // staged K tile: along x, every warp-group takes as many rows of a tile as with 32 lanes.
+  static constexpr int kGroups = 32 / LANES;
+  static constexpr int kKTile = kAlongX ? kSkinnyKTile * kGroups : kSkinnyKTile;
   // Rows of the large operand a lane loads at once along x: S = 8 (M = 5..8) takes a whole
   // 128-deep tile per warp in one batch (16 rows), since its 96 registers allow only two blocks
   // per SM and 8 rows left it reading HBM at 66-74% of a 1 GiB read on the H200
   // (docs/PERFORMANCE.md, "skinny"). S = 16 is at 128 registers already, and S = 1 and 4 would
   // drop to two blocks from four and three.
-  static constexpr int kLoadsAlongX = S == 8 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
+  // The narrow tiles (LANES < 32) of S = 1 also take 16: at N = 4096 they run one or two
+  // blocks per SM, so a block's own loads must cover the HBM round trip.
+  static constexpr int kLoadsAlongX =
+      S == 8 || LANES < 32 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
   // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
   // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
   static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
-  static constexpr int kLargeTile = kAlongX ? 32 * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
+  static constexpr int kLargeTile = kAlongX ? LANES * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
-  // The small operand's K tile, reused by the final reductions: the along-x kernel's needs as
-  // much (S x 128), the along-k kernel's one warp's partials with padded rows (R x S x 33).
-  // The split reduction's flag (whether this block sums the slices) sits past it.
+  // The small operand's K tile, reused by the final reductions: the along-x kernel's needs
+  // S x 128 floats (at most the tile), the along-k kernel's one warp's partials with padded rows
+  // (R x S x 33). The split reduction's flag (whether this block sums the slices) sits past it.
   static constexpr std::size_t kSmemBytes =
-      std::size_t(S) * (kAlongX ? kSkinnyKTile : kSkinnyRowsPerWarp * 33) * sizeof(float) + 16;
+      std::size_t(S) * (kAlongX ? kKTile : kSkinnyRowsPerWarp * 33) * sizeof(float) + 16;
 
   // Blocks of the grid (every one a tile), and the workspace of a split variant: SPLITS dense
   // M x N slices, then one ticket per tile, which the launch zeroes (kernels/skinny.cu).
@@ -157,14 +170,14 @@ struct SkinnyIn {
     }
   }
 
-  // The small operand's rows s0..s0+S-1 over k in [kt, kt + 128), zero outside the matrix and
-  // past `ke`, as sm[s][kk] (along k: a lane reads four k of one row) or sm[kk][s] (along x:
-  // a lane needs every row at one k, which S / 4 16-byte reads give).
+  // The small operand's rows s0..s0+S-1 over k in [kt, kt + kKTile), zero outside the matrix
+  // and past `ke`, as sm[s][kk] (along k: a lane reads four k of one row) or sm[kk][s] (along
+  // x: a lane needs every row at one k, which S / 4 16-byte reads give).
   __device__ static void stage_small(const GemmArgs& p, float* sm, int s0, int small, int kt,
                                      int ke) {
-    for (int e = int(threadIdx.x); e < S * kSkinnyKTile; e += kSkinnyThreads) {
-      const int s = kAlongX ? e % S : e / kSkinnyKTile;
-      const int kk = kAlongX ? e / S : e % kSkinnyKTile;
+    for (int e = int(threadIdx.x); e < S * kKTile; e += kSkinnyThreads) {
+      const int s = kAlongX ? e % S : e / kKTile;
+      const int kk = kAlongX ? e / S : e % kKTile;
       sm[e] = s0 + s < small && kt + kk < ke ? small_at(p, s0 + s, kt + kk) : 0.0f;
     }
   }
@@ -233,16 +246,19 @@ struct SkinnyIn {
     }
   }
 
-  // Lane t owns outputs x0 + 4t .. 4t + 3; warp w takes k = w, w + 8, ... of each tile, so a
-  // warp's load is one 512-byte row segment, kLoadsAlongX of them issued before any is
-  // used (a memory-bound loop needs bytes in flight, not FMAs); the warps' sums meet in shared
-  // memory in warp order.
+  // Lane t of a group of LANES owns outputs x0 + 4t .. 4t + 3; group g of warp w takes rows
+  // k = r, r + P, ... of each tile (r = w * kGroups + g, P = 8 * kGroups rows per pass), so a
+  // warp's load is kGroups row segments of 16 * LANES bytes, kLoadsAlongX of them issued
+  // before any is used (a memory-bound loop needs bytes in flight, not FMAs). The warps' sums
+  // meet in shared memory in warp order, then each output adds its groups' sums in group order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
     constexpr int U = kLoadsAlongX;
+    constexpr int P = kSkinnyWarps * kGroups;
     constexpr bool kEarlyBatch = S <= 8;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-    const int x = x0 + 4 * lane;
+    const int first_row = warp * kGroups + lane / LANES;
+    const int x = x0 + 4 * (lane % LANES);
     const bool whole = vec && x + 3 < large;
     float acc[S][4];
     OCCTUNE_SKINNY_UNROLL
@@ -250,11 +266,11 @@ struct SkinnyIn {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
     }
-    // Rows k0, k0 + 8, ... (U of them) of tile kt into v: zero past kn.
+    // Rows k0, k0 + P, ... (U of them) of tile kt into v: zero past kn.
     auto load_batch = [&](float (&v)[U][4], int kt, int k0, int kn) {
       OCCTUNE_SKINNY_UNROLL
       for (int u = 0; u < U; ++u) {
-        const int kk = k0 + kSkinnyWarps * u;
+        const int kk = k0 + P * u;
         const float* row = l + std::size_t(kt + (kk < kn ? kk : 0)) * std::size_t(ld) + x;
         if (kk >= kn) {
           v[u][0] = v[u][1] = v[u][2] = v[u][3] = 0.0f;
@@ -267,8 +283,8 @@ struct SkinnyIn {
         }
       }
     };
-    for (int kt = kb; kt < ke; kt += kSkinnyKTile) {
-      const int kn = ke - kt < kSkinnyKTile ? ke - kt : kSkinnyKTile;
+    for (int kt = kb; kt < ke; kt += kKTile) {
+      const int kn = ke - kt < kKTile ? ke - kt : kKTile;
       // The tile's first batch of the large operand is issued before the barriers and the
       // staging of the small operand, so that staging overlaps the HBM round trip instead of
       // preceding it (the loads land in registers; nothing reads them before the barriers).
@@ -276,17 +292,17 @@ struct SkinnyIn {
       // staging (ptxas spilled, and the H200 read 2.23 -> 2.01 TB/s at 16x8192x8192).
       float v[U][4];
       if constexpr (kEarlyBatch) {
-        if (x < large) load_batch(v, kt, warp, kn);
+        if (x < large) load_batch(v, kt, first_row, kn);
       }
       __syncthreads();  // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
       if (x >= large) continue;
-      for (int k0 = warp; k0 < kn; k0 += kSkinnyWarps * U) {
-        if (!kEarlyBatch || k0 != warp) load_batch(v, kt, k0, kn);
+      for (int k0 = first_row; k0 < kn; k0 += P * U) {
+        if (!kEarlyBatch || k0 != first_row) load_batch(v, kt, k0, kn);
         OCCTUNE_SKINNY_UNROLL
         for (int u = 0; u < U; ++u) {
-          const int kk = k0 + kSkinnyWarps * u;
+          const int kk = k0 + P * u;
           if (kk >= kn) break;
           float a[S];
           small_column(sm, kk, a);
@@ -311,10 +327,16 @@ struct SkinnyIn {
       }
       __syncthreads();
     }
+    // Output column c of row s is component c % 4 of red[s][g * LANES + c / 4] for each group.
     const float* sums = sm;
     for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
-      const int s = e / kLargeTile, xx = x0 + e % kLargeTile;
-      if (s0 + s < small && xx < large) emit(p, s0 + s, xx, sums[e]);
+      const int s = e / kLargeTile, c = e % kLargeTile, xx = x0 + c;
+      if (s0 + s >= small || xx >= large) continue;
+      const float* at = sums + (s * 32 + c / 4) * 4 + c % 4;
+      float sum = at[0];
+      OCCTUNE_SKINNY_UNROLL
+      for (int g = 1; g < kGroups; ++g) sum += at[g * LANES * 4];
+      emit(p, s0 + s, xx, sum);
     }
   }
 
@@ -393,44 +415,52 @@ struct SkinnyIn {
   }
 };
 
-// The nn variant under its own name (gemm_entry.cuh: NT<>, TN<>, TT<> name the others).
+// The nn variants under their own names (gemm_entry.cuh: NT<>, TN<>, TT<> name the others):
+// Skinny with the 128-column tile, SkinnyNarrow with a 4 * LANES-column one and no K split.
+// Two names rather than a defaulted LANES, since the kernel manifest knows a kernel by its
+// demangled name, which spells defaulted arguments out.
 template <int S, int SIDE, int SPLITS>
 struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
+template <int S, int SIDE, int LANES>
+struct SkinnyNarrow : SkinnyIn<Layout::kNN, S, SIDE, 1, LANES> {};
 
-// The registered instantiations (kernels/skinny.cu): S, SIDE, SPLITS. nn has every S for both
-// sides with 1, 8, 16 and 32 splits; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS> and
+// SkinnyNarrow<S, SIDE, LANES>. nn has every S for both sides with 1, 8, 16 and 32 splits, and
+// the narrow S = 1 tiles (16 and 32 columns); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
-  X(Skinny<1, 0, 1>)    \
-  X(Skinny<1, 0, 8>)    \
-  X(Skinny<1, 0, 16>)   \
-  X(Skinny<1, 0, 32>)   \
-  X(Skinny<4, 0, 1>)    \
-  X(Skinny<4, 0, 8>)    \
-  X(Skinny<4, 0, 16>)   \
-  X(Skinny<4, 0, 32>)   \
-  X(Skinny<8, 0, 1>)    \
-  X(Skinny<8, 0, 8>)    \
-  X(Skinny<8, 0, 16>)   \
-  X(Skinny<8, 0, 32>)   \
-  X(Skinny<16, 0, 1>)   \
-  X(Skinny<16, 0, 8>)   \
-  X(Skinny<16, 0, 16>)  \
-  X(Skinny<16, 0, 32>)  \
-  X(Skinny<1, 1, 1>)    \
-  X(Skinny<1, 1, 8>)    \
-  X(Skinny<1, 1, 16>)   \
-  X(Skinny<1, 1, 32>)   \
-  X(Skinny<4, 1, 1>)    \
-  X(Skinny<4, 1, 8>)    \
-  X(Skinny<4, 1, 16>)   \
-  X(Skinny<4, 1, 32>)   \
-  X(Skinny<8, 1, 1>)    \
-  X(Skinny<8, 1, 8>)    \
-  X(Skinny<8, 1, 16>)   \
-  X(Skinny<8, 1, 32>)   \
-  X(Skinny<16, 1, 1>)   \
-  X(Skinny<16, 1, 8>)   \
-  X(Skinny<16, 1, 16>)  \
+  X(Skinny<1, 0, 1>)       \
+  X(Skinny<1, 0, 8>)       \
+  X(Skinny<1, 0, 16>)      \
+  X(Skinny<1, 0, 32>)      \
+  X(SkinnyNarrow<1, 0, 4>) \
+  X(SkinnyNarrow<1, 0, 8>) \
+  X(Skinny<4, 0, 1>)       \
+  X(Skinny<4, 0, 8>)       \
+  X(Skinny<4, 0, 16>)      \
+  X(Skinny<4, 0, 32>)      \
+  X(Skinny<8, 0, 1>)       \
+  X(Skinny<8, 0, 8>)       \
+  X(Skinny<8, 0, 16>)      \
+  X(Skinny<8, 0, 32>)      \
+  X(Skinny<16, 0, 1>)      \
+  X(Skinny<16, 0, 8>)      \
+  X(Skinny<16, 0, 16>)     \
+  X(Skinny<16, 0, 32>)     \
+  X(Skinny<1, 1, 1>)       \
+  X(Skinny<1, 1, 8>)       \
+  X(Skinny<1, 1, 16>)      \
+  X(Skinny<1, 1, 32>)      \
+  X(Skinny<4, 1, 1>)       \
+  X(Skinny<4, 1, 8>)       \
+  X(Skinny<4, 1, 16>)      \
+  X(Skinny<4, 1, 32>)      \
+  X(Skinny<8, 1, 1>)       \
+  X(Skinny<8, 1, 8>)       \
+  X(Skinny<8, 1, 16>)      \
+  X(Skinny<8, 1, 32>)      \
+  X(Skinny<16, 1, 1>)      \
+  X(Skinny<16, 1, 8>)      \
+  X(Skinny<16, 1, 16>)     \
   X(Skinny<16, 1, 32>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \

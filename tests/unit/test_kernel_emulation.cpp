@@ -147,7 +147,7 @@ struct Textbook {
 // workspace ends with the tickets, which the launch zeroes.
 template <class V>
 struct SkinnyCase {
-  static constexpr TileParams kParams{V::kTileM, V::kTileN, kSkinnyKTile, 1, 1, V::kTileM,
+  static constexpr TileParams kParams{V::kTileM, V::kTileN, V::kKTile, 1, 1, V::kTileM,
                                       V::kTileN, 1,         V::kSplits};
   static constexpr Layout kLayout = V::kLayout;
   static constexpr std::size_t kSmemBytes = V::kSmemBytes;
