@@ -100,22 +100,18 @@ struct SkinnyIn {
   static_assert((LANES == 32 || LANES == 8 || LANES == 4) && (LANES == 32 || kAlongX),
                 "skinny: LANES is 32, or 4 or 8 where the large operand is contiguous along x");
   // Rows of the large operand one warp loads at once along x (32 / LANES), and the depth of a
-  // staged K tile: along x with 32 lanes, 128 rows, one or two batches per warp.
+  // staged K tile: along x, every warp-group takes as many rows of a tile as with 32 lanes.
   static constexpr int kGroups = 32 / LANES;
-  // The narrow tiles stream their rows through two register batches (one loading while the
-  // other is used) with no barrier between them, over K tiles of 4096 / S (16 KB of the small
-  // operand): at N = 4096 they run one or two blocks per SM, whose own loads must cover the
-  // HBM round trip without a gap at every tile.
-  static constexpr bool kDoubleBuffered = LANES < 32;
-  static constexpr int kKTile =
-      !kAlongX ? kSkinnyKTile : kDoubleBuffered ? 4096 / S : kSkinnyKTile * kGroups;
-  static_assert(!kDoubleBuffered || S <= 8, "skinny: the narrow tiles need the early batch");
+  static constexpr int kKTile = kAlongX ? kSkinnyKTile * kGroups : kSkinnyKTile;
   // Rows of the large operand a lane loads at once along x: S = 8 (M = 5..8) takes a whole
   // 128-deep tile per warp in one batch (16 rows), since its 96 registers allow only two blocks
   // per SM and 8 rows left it reading HBM at 66-74% of a 1 GiB read on the H200
   // (docs/PERFORMANCE.md, "skinny"). S = 16 is at 128 registers already, and S = 1 and 4 would
   // drop to two blocks from four and three.
-  static constexpr int kLoadsAlongX = S == 8 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
+  // The narrow tiles (LANES < 32) of S = 1 also take 16: at N = 4096 they run one or two
+  // blocks per SM, so a block's own loads must cover the HBM round trip.
+  static constexpr int kLoadsAlongX =
+      S == 8 || LANES < 32 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
   // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
   // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
   static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
@@ -287,21 +283,6 @@ struct SkinnyIn {
         }
       }
     };
-    // The FMAs of rows k0, k0 + P, ... (U of them) held in v, up to kn.
-    auto accumulate = [&](const float (&v)[U][4], int k0, int kn) {
-      OCCTUNE_SKINNY_UNROLL
-      for (int u = 0; u < U; ++u) {
-        const int kk = k0 + P * u;
-        if (kk >= kn) break;
-        float a[S];
-        small_column(sm, kk, a);
-        OCCTUNE_SKINNY_UNROLL
-        for (int s = 0; s < S; ++s) {
-          OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[u][j], acc[s][j]);
-        }
-      }
-    };
     for (int kt = kb; kt < ke; kt += kKTile) {
       const int kn = ke - kt < kKTile ? ke - kt : kKTile;
       // The tile's first batch of the large operand is issued before the barriers and the
@@ -317,19 +298,19 @@ struct SkinnyIn {
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
       if (x >= large) continue;
-      if constexpr (kDoubleBuffered) {
-        // v holds rows k0 + P * [0, U), w the next U; each is refilled right after its use.
-        float w[U][4];
-        for (int k0 = first_row; k0 < kn; k0 += 2 * P * U) {
-          load_batch(w, kt, k0 + P * U, kn);
-          accumulate(v, k0, kn);
-          load_batch(v, kt, k0 + 2 * P * U, kn);
-          accumulate(w, k0 + P * U, kn);
-        }
-      } else {
-        for (int k0 = first_row; k0 < kn; k0 += P * U) {
-          if (!kEarlyBatch || k0 != first_row) load_batch(v, kt, k0, kn);
-          accumulate(v, k0, kn);
+      for (int k0 = first_row; k0 < kn; k0 += P * U) {
+        if (!kEarlyBatch || k0 != first_row) load_batch(v, kt, k0, kn);
+        OCCTUNE_SKINNY_UNROLL
+        for (int u = 0; u < U; ++u) {
+          const int kk = k0 + P * u;
+          if (kk >= kn) break;
+          float a[S];
+          small_column(sm, kk, a);
+          OCCTUNE_SKINNY_UNROLL
+          for (int s = 0; s < S; ++s) {
+            OCCTUNE_SKINNY_UNROLL
+            for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[u][j], acc[s][j]);
+          }
         }
       }
     }
