@@ -246,14 +246,11 @@ struct SkinnyIn {
     }
   }
 
-  // Lane t of a group of LANES owns outputs x0 + 4t .. 4t + 3 (with vector loads) or x0 + t,
-  // x0 + t + LANES, ... (without: then each of its four element loads is one contiguous
-  // 4 * LANES-byte segment across the group, rather than four strided ones); group g of warp w
-  // takes rows k = r, r + P, ... of each tile (r = w * kGroups + g, P = 8 * kGroups rows per
-  // pass), so a warp's load is kGroups row segments of 16 * LANES bytes, kLoadsAlongX of them
-  // issued before any is used (a memory-bound loop needs bytes in flight, not FMAs). The warps'
-  // sums meet in shared memory in warp order, then each output adds its groups' sums in group
-  // order.
+  // Lane t of a group of LANES owns outputs x0 + 4t .. 4t + 3; group g of warp w takes rows
+  // k = r, r + P, ... of each tile (r = w * kGroups + g, P = 8 * kGroups rows per pass), so a
+  // warp's load is kGroups row segments of 16 * LANES bytes, kLoadsAlongX of them issued
+  // before any is used (a memory-bound loop needs bytes in flight, not FMAs). The warps' sums
+  // meet in shared memory in warp order, then each output adds its groups' sums in group order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
     constexpr int U = kLoadsAlongX;
@@ -261,9 +258,7 @@ struct SkinnyIn {
     constexpr bool kEarlyBatch = S <= 8;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int first_row = warp * kGroups + lane / LANES;
-    // This lane's outputs are x + step * j, j = 0..3 (vec is the same for the whole launch).
-    const int step = vec ? 1 : LANES;
-    const int x = x0 + (lane % LANES) * (vec ? 4 : 1);
+    const int x = x0 + 4 * (lane % LANES);
     const bool whole = vec && x + 3 < large;
     float acc[S][4];
     OCCTUNE_SKINNY_UNROLL
@@ -284,8 +279,7 @@ struct SkinnyIn {
           v[u][0] = q.x, v[u][1] = q.y, v[u][2] = q.z, v[u][3] = q.w;
         } else {
           OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < 4; ++j)
-            v[u][j] = x + step * j < large ? load_readonly(row + step * j) : 0.0f;
+          for (int j = 0; j < 4; ++j) v[u][j] = x + j < large ? load_readonly(row + j) : 0.0f;
         }
       }
     };
@@ -333,14 +327,12 @@ struct SkinnyIn {
       }
       __syncthreads();
     }
-    // Output column c of row s is, for each group g, component j of red[s][g * LANES + t]:
-    // t = c / 4 and j = c % 4 with vector loads, t = c % LANES and j = c / LANES without.
+    // Output column c of row s is component c % 4 of red[s][g * LANES + c / 4] for each group.
     const float* sums = sm;
     for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
       const int s = e / kLargeTile, c = e % kLargeTile, xx = x0 + c;
       if (s0 + s >= small || xx >= large) continue;
-      const int t = vec ? c / 4 : c % LANES, j = vec ? c % 4 : c / LANES;
-      const float* at = sums + (s * 32 + t) * 4 + j;
+      const float* at = sums + (s * 32 + c / 4) * 4 + c % 4;
       float sum = at[0];
       OCCTUNE_SKINNY_UNROLL
       for (int g = 1; g < kGroups; ++g) sum += at[g * LANES * 4];
