@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
@@ -32,6 +33,36 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   }
   gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
   return cudaGetLastError();
+}
+
+// A cluster variant's launch: the SPLITS blocks of a tile (grid z) form one thread block
+// cluster, which takes cudaLaunchKernelEx. A cluster of 16 is beyond the portable size of 8, so
+// the kernel is allowed it first, once per device (a function attribute is per device).
+template <class Variant, int SPLITS>
+cudaError_t launch_skinny_cluster(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
+                                  cudaStream_t stream) {
+  if constexpr (SPLITS > 8) {
+    auto allow = [] {
+      return cudaFuncSetAttribute(gemm_entry<Variant>,
+                                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    };
+    static std::atomic<int> allowed[kMaxDevices];  // 1: allowed
+    if (per_device(allowed, [&](int) { return allow() == cudaSuccess ? 1 : 0; }) != 1)
+      if (const cudaError_t err = allow(); err != cudaSuccess) return err;
+  }
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 1;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = SPLITS;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, gemm_entry<Variant>, args);
 }
 
 template <int S, int SIDE, int SPLITS, int LANES, class Variant>
@@ -66,6 +97,19 @@ struct SkinnyArgs<SkinnyNarrow<S, SIDE, LANES>> {
     return skinny_config<S, SIDE, 1, LANES, Variant>(spelled);
   }
 };
+template <int S, int SIDE, int SPLITS>
+struct SkinnyArgs<SkinnyCluster<S, SIDE, SPLITS>> {
+  template <class Variant>
+  static GemmConfig config(const char* spelled) {
+    GemmConfig g = skinny_config<S, SIDE, SPLITS, 32, Variant>(spelled);
+    g.config.params.push_back({"cluster", 1});
+    g.launch = &launch_skinny_cluster<Variant, SPLITS>;
+    g.workspace_bytes = nullptr;
+    g.required_compute_capability = 90;
+    g.requirement = "thread block clusters";
+    return g;
+  }
+};
 
 }  // namespace
 
@@ -74,6 +118,7 @@ BuiltinFamily skinny_builtin() {
 #define OCCTUNE_REGISTER(...) \
   configs.push_back(SkinnyArgs<__VA_ARGS__>::config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_VARIANTS(OCCTUNE_REGISTER)
+  OCCTUNE_SKINNY_CLUSTER_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
 #define OCCTUNE_REGISTER(...)                                                        \
   configs.push_back(SkinnyArgs<__VA_ARGS__>::config<NT<__VA_ARGS__>>(#__VA_ARGS__)); \

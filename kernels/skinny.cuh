@@ -15,6 +15,10 @@
 
 #include "kernels/gemm_entry.cuh"
 
+#ifdef __CUDACC__
+#include <cooperative_groups.h>
+#endif
+
 // Loop unrolling and the emulator's alignment hook (tests/support/kernel_emulator.hpp runs
 // this family on the host too); the same definitions as kernels/tile_core.cuh.
 #ifdef __CUDACC__
@@ -84,10 +88,13 @@ inline constexpr int kSkinnyLoadsInFlight = 8;  // rows of the large operand a l
 // a block's column tile is 4 * LANES wide. 32 gives 128 columns; 4 and 8 give 16 and 32, which
 // at N = 2048-4096 are enough tiles to fill every SM without a K split, so that such a launch
 // is one kernel with no workspace (no tickets to zero, no slices to add), as cuBLAS's gemv is.
-template <Layout L, int S, int SIDE, int SPLITS, int LANES = 32>
+// CLUSTER (sm_90): the SPLITS blocks of a tile form a thread block cluster and add their sums
+// through distributed shared memory, in rank order, instead of through a workspace: no
+// tickets to zero before the launch, no slices in HBM.
+template <Layout L, int S, int SIDE, int SPLITS, int LANES = 32, bool CLUSTER = false>
 struct SkinnyIn {
   template <Layout L2>
-  using In = SkinnyIn<L2, S, SIDE, SPLITS, LANES>;
+  using In = SkinnyIn<L2, S, SIDE, SPLITS, LANES, CLUSTER>;
   static_assert(S >= 1 && S <= 16 && (SIDE == 0 || SIDE == 1) && SPLITS >= 1 && SPLITS <= 64,
                 "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
   static constexpr Layout kLayout = L;
@@ -99,6 +106,11 @@ struct SkinnyIn {
   static constexpr bool kAlongX = SIDE == 0 ? !transposes_b(L) : transposes_a(L);
   static_assert((LANES == 32 || LANES == 8 || LANES == 4) && (LANES == 32 || kAlongX),
                 "skinny: LANES is 32, or 4 or 8 where the large operand is contiguous along x");
+  static constexpr bool kCluster = CLUSTER;
+  static_assert(!CLUSTER || (kAlongX && LANES == 32 && SPLITS >= 2 && SPLITS <= 16),
+                "skinny: a cluster variant is along x with 32 lanes and 2-16 splits");
+  // Blocks whose sums go to a workspace and a last block per tile.
+  static constexpr bool kWorkspaceSplit = SPLITS > 1 && !CLUSTER;
   // Rows of the large operand one warp loads at once along x (32 / LANES), and the depth of a
   // staged K tile: along x, every warp-group takes as many rows of a tile as with 32 lanes.
   static constexpr int kGroups = 32 / LANES;
@@ -131,7 +143,7 @@ struct SkinnyIn {
                       : (n + S - 1) / S * ((m + kLargeTile - 1) / kLargeTile));
   }
   static constexpr std::size_t workspace_bytes(long long m, long long n) {
-    return SPLITS == 1 ? 0
+    return !kWorkspaceSplit ? 0
                        : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
                              std::size_t(tiles(m, n)) * sizeof(unsigned);
   }
@@ -161,7 +173,7 @@ struct SkinnyIn {
   // Writes one finished output: straight into C, or into this split's workspace slice.
   __device__ static void emit(const GemmArgs& p, int s, int x, float v) {
     const std::size_t i = out_row(s, x), j = out_col(s, x);
-    if constexpr (SPLITS == 1) {
+    if constexpr (!kWorkspaceSplit) {
       float* c = p.c + i * std::size_t(p.ldc) + j;
       *c = scale_output(v, c, p.alpha, p.beta);
     } else {
@@ -215,7 +227,36 @@ struct SkinnyIn {
       run_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
     else
       run_along_k(p, sm, small, large, s0, x0, kb, ke, l, ld, vec);
-    if constexpr (SPLITS > 1) finish_split(p, smem, small, large, s0, x0);
+    if constexpr (kWorkspaceSplit) finish_split(p, smem, small, large, s0, x0);
+  }
+
+  // The cluster's blocks (one per split, rank = blockIdx.z) hold their tile sums in shared
+  // memory as sm[s * 128 + c]; block r adds its share of the outputs over ranks 0..SPLITS-1 in
+  // that order and writes C. The first cluster barrier makes every block's sums visible, the
+  // second keeps each block's shared memory alive until the others have read it.
+  __device__ static void finish_cluster(const GemmArgs& p, float* sm, int small, int large,
+                                        int s0, int x0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    constexpr int kOutputs = S * kLargeTile;
+    constexpr int kShare = (kOutputs + SPLITS - 1) / SPLITS;
+    const int first = int(cluster.block_rank()) * kShare;
+    const int last = first + kShare < kOutputs ? first + kShare : kOutputs;
+    for (int e = first + int(threadIdx.x); e < last; e += kSkinnyThreads) {
+      const int s = e / kLargeTile, x = x0 + e % kLargeTile;
+      if (s0 + s >= small || x >= large) continue;
+      float sum = 0.0f;
+      for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(sm, r)[e];
+      emit(p, s0 + s, x, sum);
+    }
+    cluster.sync();
+#elif defined(__CUDA_ARCH__)
+    __trap();  // registered for sm_90 only (its launch asks for a cluster)
+#else
+    (void)p, (void)sm, (void)small, (void)large, (void)s0, (void)x0;
+#endif
   }
 
   // Every block has written its slice of the tile; the one that takes the last ticket adds the
@@ -327,6 +368,10 @@ struct SkinnyIn {
       }
       __syncthreads();
     }
+    if constexpr (CLUSTER) {
+      finish_cluster(p, sm, small, large, s0, x0);  // 32 lanes: red is sm[s * 128 + c]
+      return;
+    }
     // Output column c of row s is component c % 4 of red[s][g * LANES + c / 4] for each group.
     const float* sums = sm;
     for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
@@ -423,10 +468,15 @@ template <int S, int SIDE, int SPLITS>
 struct Skinny : SkinnyIn<Layout::kNN, S, SIDE, SPLITS> {};
 template <int S, int SIDE, int LANES>
 struct SkinnyNarrow : SkinnyIn<Layout::kNN, S, SIDE, 1, LANES> {};
+// The 128-column tile with its SPLITS blocks in a cluster (sm_90; kernels/skinny.cu launches it
+// with the cluster dimension and registers it only for compute capability 9.0 and later).
+template <int S, int SIDE, int SPLITS>
+struct SkinnyCluster : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true> {};
 
-// The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS> and
-// SkinnyNarrow<S, SIDE, LANES>. nn has every S for both sides with 1, 8, 16 and 32 splits, and
-// the narrow S = 1 tiles (16 and 32 columns); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS>,
+// SkinnyNarrow<S, SIDE, LANES> and SkinnyCluster<S, SIDE, SPLITS>. nn has every S for both
+// sides with 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32 columns) and S = 1 with
+// 8 and 16 splits in a cluster; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
   X(Skinny<1, 0, 1>)       \
   X(Skinny<1, 0, 8>)       \
@@ -462,6 +512,12 @@ struct SkinnyNarrow : SkinnyIn<Layout::kNN, S, SIDE, 1, LANES> {};
   X(Skinny<16, 1, 8>)      \
   X(Skinny<16, 1, 16>)     \
   X(Skinny<16, 1, 32>)
+// Registered for sm_90 only, and not run by the host emulator (which runs a grid's blocks one
+// after another, so no cluster barrier could complete there): the GPU tests and
+// scripts/sanitize.sh cover them.
+#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) \
+  X(SkinnyCluster<1, 0, 8>)                \
+  X(SkinnyCluster<1, 0, 16>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

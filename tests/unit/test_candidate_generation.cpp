@@ -229,10 +229,19 @@ TEST(CandidateGeneration, TmaIsRejectedWhereTheDenseOperandsAreMisaligned) {
     EXPECT_EQ(c.rejection, "");
 }
 
-TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
-  int tma = 0, repacked_tma = 0;
+TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
+  int tma = 0, repacked_tma = 0, cluster = 0;
   for (const kernels::VariantInfo& v : kernels::variants()) {
-    if (v.family == "tma") {
+    if (v.symbol.find("SkinnyCluster<") != std::string::npos) {
+      // skinny's split blocks in a thread block cluster: sm_90 only, any operand.
+      ++cluster;
+      EXPECT_EQ(v.family, "skinny") << v.symbol;
+      EXPECT_EQ(kernels::arch_violation(v, 80),
+                "needs sm_90 (thread block clusters); the device is sm_80")
+          << v.symbol;
+      EXPECT_EQ(kernels::arch_violation(v, 90), "") << v.symbol;
+      EXPECT_EQ(kernels::operand_violation(v, {1001, 3, 7, 1, 2, 3}), "") << v.symbol;
+    } else if (v.family == "tma") {
       ++tma;
       EXPECT_EQ(v.required_compute_capability, 90) << v.symbol;
       EXPECT_EQ(v.operand_alignment, 4) << v.symbol;
@@ -257,6 +266,7 @@ TEST(Applicability, OnlyTheTmaVariantsCarryARule) {
   }
   EXPECT_EQ(tma, 5);
   EXPECT_EQ(repacked_tma, 3);
+  EXPECT_EQ(cluster, 2);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {
