@@ -251,6 +251,9 @@ struct SkinnyIn {
       for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(sm, r)[e];
       emit(p, s0 + s, x, sum);
     }
+    // The cluster barrier is warp-aligned: the lanes that left the loop early wait here for
+    // the others (compute-sanitizer's synccheck reported divergent threads without it).
+    __syncwarp();
     cluster.sync();
 #elif defined(__CUDA_ARCH__)
     __trap();  // registered for sm_90 only (its launch asks for a cluster)
