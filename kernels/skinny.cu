@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
@@ -36,20 +35,10 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
 }
 
 // A cluster variant's launch: the SPLITS blocks of a tile (grid z) form one thread block
-// cluster, which takes cudaLaunchKernelEx. A cluster of 16 is beyond the portable size of 8, so
-// the kernel is allowed it first, once per device (a function attribute is per device).
+// cluster, which takes cudaLaunchKernelEx.
 template <class Variant, int SPLITS>
 cudaError_t launch_skinny_cluster(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                                   cudaStream_t stream) {
-  if constexpr (SPLITS > 8) {
-    auto allow = [] {
-      return cudaFuncSetAttribute(gemm_entry<Variant>,
-                                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    };
-    static std::atomic<int> allowed[kMaxDevices];  // 1: allowed
-    if (per_device(allowed, [&](int) { return allow() == cudaSuccess ? 1 : 0; }) != 1)
-      if (const cudaError_t err = allow(); err != cudaSuccess) return err;
-  }
   cudaLaunchAttribute cluster[1] = {};
   cluster[0].id = cudaLaunchAttributeClusterDimension;
   cluster[0].val.clusterDim.x = 1;

@@ -107,8 +107,11 @@ struct SkinnyIn {
   static_assert((LANES == 32 || LANES == 8 || LANES == 4) && (LANES == 32 || kAlongX),
                 "skinny: LANES is 32, or 4 or 8 where the large operand is contiguous along x");
   static constexpr bool kCluster = CLUSTER;
-  static_assert(!CLUSTER || (kAlongX && LANES == 32 && SPLITS >= 2 && SPLITS <= 16),
-                "skinny: a cluster variant is along x with 32 lanes and 2-16 splits");
+  // At most the portable cluster size, 8: a cluster of 16 (a non-portable size) drew
+  // compute-sanitizer synccheck errors and a launch failure under it at 257x129x515 (calls D
+  // and E of docs/results/2026-11-29-h200-wave10/), not explained, so it is not registered.
+  static_assert(!CLUSTER || (kAlongX && LANES == 32 && SPLITS >= 2 && SPLITS <= 8),
+                "skinny: a cluster variant is along x with 32 lanes and 2-8 splits");
   // Blocks whose sums go to a workspace and a last block per tile.
   static constexpr bool kWorkspaceSplit = SPLITS > 1 && !CLUSTER;
   // Rows of the large operand one warp loads at once along x (32 / LANES), and the depth of a
@@ -479,7 +482,7 @@ struct SkinnyCluster : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true> {};
 // The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS>,
 // SkinnyNarrow<S, SIDE, LANES> and SkinnyCluster<S, SIDE, SPLITS>. nn has every S for both
 // sides with 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32 columns) and S = 1 with
-// 8 and 16 splits in a cluster; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// 8 splits in a cluster; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
   X(Skinny<1, 0, 1>)       \
   X(Skinny<1, 0, 8>)       \
@@ -518,9 +521,7 @@ struct SkinnyCluster : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true> {};
 // Registered for sm_90 only, and not run by the host emulator (which runs a grid's blocks one
 // after another, so no cluster barrier could complete there): the GPU tests and
 // scripts/sanitize.sh cover them.
-#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) \
-  X(SkinnyCluster<1, 0, 8>)                \
-  X(SkinnyCluster<1, 0, 16>)
+#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) X(SkinnyCluster<1, 0, 8>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

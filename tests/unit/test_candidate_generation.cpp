@@ -266,7 +266,7 @@ TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
   }
   EXPECT_EQ(tma, 5);
   EXPECT_EQ(repacked_tma, 3);
-  EXPECT_EQ(cluster, 2);
+  EXPECT_EQ(cluster, 1);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {
