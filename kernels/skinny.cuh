@@ -3,9 +3,11 @@
 // of the output and a stretch of the large dimension; its eight warps split each 128-deep K tile
 // among them and stream the large operand with float4 loads, the small operand's tile staged in
 // dynamic shared memory; K is also split across SPLITS blocks (grid z) into a workspace, and the
-// last block of a tile to finish (a ticket per tile) sums the slices in split order. Every
-// reduction has a fixed order: results are deterministic. Correct for any M, N, K, leading dimension and alignment (a small dimension
-// above S takes several blocks, each reading the large operand again).
+// last block of a tile to finish (a ticket per tile) sums the slices in split order, or (sm_90,
+// SkinnyCluster) the split blocks form a cluster and add their sums through distributed shared
+// memory. Every reduction has a fixed order: results are deterministic. Correct for any M, N, K,
+// leading dimension and alignment (a small dimension above S takes several blocks, each reading
+// the large operand again).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -106,7 +108,6 @@ struct SkinnyIn {
   static constexpr bool kAlongX = SIDE == 0 ? !transposes_b(L) : transposes_a(L);
   static_assert((LANES == 32 || LANES == 8 || LANES == 4) && (LANES == 32 || kAlongX),
                 "skinny: LANES is 32, or 4 or 8 where the large operand is contiguous along x");
-  static constexpr bool kCluster = CLUSTER;
   // At most the portable cluster size, 8: a cluster of 16 (a non-portable size) drew
   // compute-sanitizer synccheck errors and a launch failure under it at 257x129x515 (calls D
   // and E of docs/results/2026-11-29-h200-wave10/), not explained, so it is not registered.
@@ -146,9 +147,10 @@ struct SkinnyIn {
                       : (n + S - 1) / S * ((m + kLargeTile - 1) / kLargeTile));
   }
   static constexpr std::size_t workspace_bytes(long long m, long long n) {
-    return !kWorkspaceSplit ? 0
-                       : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
-                             std::size_t(tiles(m, n)) * sizeof(unsigned);
+    return !kWorkspaceSplit
+               ? 0
+               : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
+                     std::size_t(tiles(m, n)) * sizeof(unsigned);
   }
   __host__ __device__ static unsigned* tickets(const GemmArgs& p) {
     return reinterpret_cast<unsigned*>(p.workspace + std::size_t(SPLITS) * std::size_t(p.m) *
