@@ -1,5 +1,6 @@
 // The host side of a programmatic dependent launch (kernels/grid_dependency.cuh says what it
-// is and what the two kernels must do): whether the device has it, and the launch. Only .cu
+// is and what the two kernels must do): whether the device has it, and the launch, through the
+// one-attribute launch that skinny's cluster launch uses too. Only .cu
 // files include this (the host emulator of the unit tests cannot compile a launch).
 #pragma once
 
@@ -48,6 +49,23 @@ inline bool programmatic_launch() {
   return answer == 2;
 }
 
+// `kernel`<<<grid, block, smem, stream>>>(args...) with one launch attribute (which only
+// cudaLaunchKernelEx takes); the launch's error. Also skinny's cluster launch (kernels/skinny.cu).
+template <class... Params, class... Args>
+cudaError_t launch_with(const cudaLaunchAttribute& attribute, void (*kernel)(Params...),
+                        dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                        Args... args) {
+  cudaLaunchAttribute attributes[1] = {attribute};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 // `kernel`<<<grid, block, smem, stream>>>(args...), as a programmatic dependent of the kernel
 // before it on the stream where the device allows it; the launch's error either way.
 template <class... Params, class... Args>
@@ -57,17 +75,10 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
     kernel<<<grid, block, smem, stream>>>(args...);
     return cudaGetLastError();
   }
-  cudaLaunchAttribute dependent[1] = {};
-  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = dependent;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
+  cudaLaunchAttribute dependent = {};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  return launch_with(dependent, kernel, grid, block, smem, stream, args...);
 }
 
 }  // namespace occtune::kernels

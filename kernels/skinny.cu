@@ -1,9 +1,10 @@
 // The "skinny" family (kernels/skinny.cuh) for the registry: its instantiations, listed once in
-// OCCTUNE_SKINNY_VARIANTS, with their own launch (the split reduction's tickets zeroed, then the
-// kernel).
+// OCCTUNE_SKINNY_VARIANTS and OCCTUNE_SKINNY_CLUSTER_VARIANTS, with their own launch (the split
+// reduction's tickets zeroed, then the kernel; a cluster variant with its cluster dimension).
 #include <algorithm>
 #include <string>
 
+#include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
@@ -15,10 +16,12 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
   return Variant::workspace_bytes(m, n);
 }
 
-template <class Variant, int SPLITS>
+// The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
+// the split in a cluster): the kernel alone.
+template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
-  if constexpr (SPLITS > 1) {
+  if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
       return cudaErrorInvalidValue;
@@ -30,89 +33,55 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
     if (auto err = cudaMemsetAsync(Variant::tickets(args), 0, tickets, stream); err != cudaSuccess)
       return err;
   }
-  gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
-  return cudaGetLastError();
+  if constexpr (Variant::kCluster) {
+    // The kSplits blocks of a tile (grid z) form one thread block cluster.
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = Variant::kSplits;
+    return launch_with(cluster, gemm_entry<Variant>, grid, block, smem, stream, args);
+  } else {
+    gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
+    return cudaGetLastError();
+  }
 }
 
-// A cluster variant's launch: the SPLITS blocks of a tile (grid z) form one thread block
-// cluster, which takes cudaLaunchKernelEx.
-template <class Variant, int SPLITS>
-cudaError_t launch_skinny_cluster(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
-                                  cudaStream_t stream) {
-  cudaLaunchAttribute cluster[1] = {};
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = 1;
-  cluster[0].val.clusterDim.y = 1;
-  cluster[0].val.clusterDim.z = SPLITS;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = cluster;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, gemm_entry<Variant>, args);
-}
-
-template <int S, int SIDE, int SPLITS, int LANES, class Variant>
+// Variant's configuration, its parameters read from the variant in any layout: "lanes" only
+// where it is not the default 32 and "cluster" only on a cluster variant, so the earlier
+// variants keep their parameters.
+template <class Variant>
 GemmConfig skinny_config(const char* spelled) {
-  // "lanes" only where it is not the default 32, so the earlier variants keep their parameters.
-  std::vector<occtune::Param> params = {{"s", S}, {"side", SIDE}, {"splits", SPLITS}};
-  if (LANES != 32) params.push_back({"lanes", LANES});
+  std::vector<occtune::Param> params = {
+      {"s", Variant::kS}, {"side", Variant::kSide}, {"splits", Variant::kSplits}};
+  if (Variant::kLanes != 32) params.push_back({"lanes", Variant::kLanes});
+  if (Variant::kCluster) params.push_back({"cluster", 1});
   GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
-                                      &launch_skinny<Variant, SPLITS>);
+                                      &launch_skinny<Variant>);
   g.tile_m = Variant::kTileM;
   g.tile_n = Variant::kTileN;
   g.dynamic_smem = Variant::kSmemBytes;
-  g.grid_z = SPLITS;
-  if (SPLITS > 1) g.workspace_bytes = &skinny_workspace<Variant>;
-  return g;
-}
-
-// Skinny<S, SIDE, SPLITS> and SkinnyNarrow<S, SIDE, LANES> in every layout W names.
-template <class Nn>
-struct SkinnyArgs;
-template <int S, int SIDE, int SPLITS>
-struct SkinnyArgs<Skinny<S, SIDE, SPLITS>> {
-  template <class Variant>
-  static GemmConfig config(const char* spelled) {
-    return skinny_config<S, SIDE, SPLITS, 32, Variant>(spelled);
-  }
-};
-template <int S, int SIDE, int LANES>
-struct SkinnyArgs<SkinnyNarrow<S, SIDE, LANES>> {
-  template <class Variant>
-  static GemmConfig config(const char* spelled) {
-    return skinny_config<S, SIDE, 1, LANES, Variant>(spelled);
-  }
-};
-template <int S, int SIDE, int SPLITS>
-struct SkinnyArgs<SkinnyCluster<S, SIDE, SPLITS>> {
-  template <class Variant>
-  static GemmConfig config(const char* spelled) {
-    GemmConfig g = skinny_config<S, SIDE, SPLITS, 32, Variant>(spelled);
-    g.config.params.push_back({"cluster", 1});
-    g.launch = &launch_skinny_cluster<Variant, SPLITS>;
-    g.workspace_bytes = nullptr;
+  g.grid_z = Variant::kSplits;
+  if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
+  if (Variant::kCluster) {
     g.required_compute_capability = 90;
     g.requirement = "thread block clusters";
-    return g;
   }
-};
+  return g;
+}
 
 }  // namespace
 
 BuiltinFamily skinny_builtin() {
   std::vector<GemmConfig> configs;
-#define OCCTUNE_REGISTER(...) \
-  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<__VA_ARGS__>(#__VA_ARGS__));
+#define OCCTUNE_REGISTER(...) configs.push_back(skinny_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_VARIANTS(OCCTUNE_REGISTER)
   OCCTUNE_SKINNY_CLUSTER_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
-#define OCCTUNE_REGISTER(...)                                                        \
-  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<NT<__VA_ARGS__>>(#__VA_ARGS__)); \
-  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<TN<__VA_ARGS__>>(#__VA_ARGS__)); \
-  configs.push_back(SkinnyArgs<__VA_ARGS__>::config<TT<__VA_ARGS__>>(#__VA_ARGS__));
+#define OCCTUNE_REGISTER(...)                                      \
+  configs.push_back(skinny_config<NT<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(skinny_config<TN<__VA_ARGS__>>(#__VA_ARGS__)); \
+  configs.push_back(skinny_config<TT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("skinny",

@@ -101,7 +101,9 @@ struct SkinnyIn {
                 "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
-  static constexpr int kSplits = SPLITS;
+  // The template's arguments, for the registration (kernels/skinny.cu) to read from any layout.
+  static constexpr int kS = S, kSide = SIDE, kSplits = SPLITS, kLanes = LANES;
+  static constexpr bool kCluster = CLUSTER;
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
