@@ -77,6 +77,19 @@ __device__ __forceinline__ float skinny_load_slice(const float* p) {
   return *p;
 #endif
 }
+// Lane `src`'s value of v, across the whole warp (every lane takes part). The host emulator
+// (tests/support/kernel_emulator.hpp) runs it as a block-wide exchange, so a kernel shuffles
+// the same number of times in every warp of a block.
+__device__ __forceinline__ float skinny_shuffle(float v, int src) {
+#ifdef __CUDA_ARCH__
+  return __shfl_sync(0xffffffffu, v, src);
+#elif defined(OCCTUNE_EMU_SHUFFLE)
+  return OCCTUNE_EMU_SHUFFLE(v, src);
+#else
+  (void)src;  // nvcc's host pass: never called
+  return v;
+#endif
+}
 
 inline constexpr int kSkinnyThreads = 256;
 inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
@@ -131,8 +144,26 @@ struct SkinnyIn {
   static constexpr int kLoadsAlongX =
       S == 8 || LANES < 32 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
   // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
-  // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
-  static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
+  // variant 136 and one block. 0 elsewhere but below: no bound but the thread count.
+  // S = 1 on 32 lanes is held to the four blocks per SM (64 registers) it ran before the
+  // realigned path (kRealign, below) was added, which alone took ptxas to 116; within the bound
+  // it spills 8 bytes (the small operand's staging). At S = 4 the same bound of three blocks
+  // spilled 76 bytes in the no-split variant, so S = 4 keeps element loads.
+  static constexpr int kMinBlocksPerSm = kAlongX && S == 8                  ? 2
+                                         : kAlongX && LANES == 32 && S == 1 ? 4
+                                                                            : 0;
+  // Rows that are not 16-byte aligned at x0 (a leading dimension or base that is not a
+  // multiple of 4 floats): rather than four element loads per lane and row, a warp loads each of
+  // its U rows as the kWindow aligned float4s that cover the tile's columns (one more than the
+  // lanes, since the row starts o floats past a 16-byte boundary), spread over its lanes: lane
+  // t holds float4s t, t + 32, ... of the batch's U x kWindow sequence, kWindowRegs of them.
+  // Each lane then gathers its four columns from the two float4s that hold them with four
+  // shuffles. For the 32-lane tiles of S = 1 (eight rows in flight), whose registers hold the
+  // extra float4 (docs/PERFORMANCE.md, "skinny": "Realigned rows").
+  static constexpr bool kRealign =
+      kAlongX && LANES == 32 && kLoadsAlongX == kSkinnyLoadsInFlight && S == 1;
+  static constexpr int kWindow = LANES + 1;
+  static constexpr int kWindowRegs = (kLoadsAlongX * kWindow + 31) / 32;
   static constexpr int kLargeTile = kAlongX ? LANES * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
@@ -304,6 +335,28 @@ struct SkinnyIn {
   // meet in shared memory in warp order, then each output adds its groups' sums in group order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
+    float acc[S][4];
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    }
+    if constexpr (kRealign) {
+      if (!vec)
+        accumulate_realigned(p, sm, small, large, s0, x0, kb, ke, l, ld, acc);
+      else
+        accumulate_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec, acc);
+    } else {
+      accumulate_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec, acc);
+    }
+    reduce_along_x(p, sm, small, large, s0, x0, acc);
+  }
+
+  // The along-x main loop with float4 loads of each lane's own columns where the rows are
+  // 16-byte aligned, element loads otherwise.
+  __device__ static void accumulate_along_x(const GemmArgs& p, float* sm, int small, int large,
+                                            int s0, int x0, int kb, int ke, const float* l,
+                                            int ld, bool vec, float (&acc)[S][4]) {
     constexpr int U = kLoadsAlongX;
     constexpr int P = kSkinnyWarps * kGroups;
     constexpr bool kEarlyBatch = S <= 8;
@@ -311,12 +364,6 @@ struct SkinnyIn {
     const int first_row = warp * kGroups + lane / LANES;
     const int x = x0 + 4 * (lane % LANES);
     const bool whole = vec && x + 3 < large;
-    float acc[S][4];
-    OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) {
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
-    }
     // Rows k0, k0 + P, ... (U of them) of tile kt into v: zero past kn.
     auto load_batch = [&](float (&v)[U][4], int kt, int k0, int kn) {
       OCCTUNE_SKINNY_UNROLL
@@ -365,6 +412,93 @@ struct SkinnyIn {
         }
       }
     }
+  }
+
+  // The realigned main loop (kRealign). Row u's window starts o floats before x0 (o: the row's
+  // floats past its 16-byte boundary there), so lane t's column x0 + 4t + j is element
+  // (j + o) % 4 of window float4 t + (j + o) / 4, which is float4 33u + t + (j + o) / 4 of the
+  // batch: lane (u + t + (j + o) / 4) % 32 holds it, in register u, or u + 1 where that sum
+  // wrapped past 32. Every warp runs the same batches and shuffles (rows past the tile are
+  // zeros and skip their FMAs), as the host emulator needs.
+  __device__ static void accumulate_realigned(const GemmArgs& p, float* sm, int small,
+                                              int large, int s0, int x0, int kb, int ke,
+                                              const float* l, int ld, float (&acc)[S][4]) {
+    constexpr int U = kLoadsAlongX, P = kSkinnyWarps, W = kWindow, R = kWindowRegs;
+    static_assert(kGroups == 1 && W == 33 && W * (U - 1) + 32 <= 32 * R,
+                  "one row per warp, a window of 33 float4s, a batch's float4s in R registers");
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    // Row r's floats past its 16-byte boundary at column x0 (x0 is a multiple of 4): only the
+    // address modulo 4 floats matters, so 32-bit arithmetic does.
+    const unsigned first = unsigned(reinterpret_cast<std::uintptr_t>(l) / sizeof(float)) & 3u;
+    const unsigned step = unsigned(ld) & 3u;
+    auto offset = [&](int r) { return int((first + unsigned(r) * step) & 3u); };
+    auto component = [](const float (&q)[4], int e) {
+      return e == 0 ? q[0] : e == 1 ? q[1] : e == 2 ? q[2] : q[3];
+    };
+    float w[R][4];
+    // This lane's float4s of the batch whose row u is tile kt's row k0 + P * u.
+    auto load_window = [&](int kt, int k0, int kn) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int m = 0; m < R; ++m) {
+        // Float4 f = 32 m + lane of the batch is row u = f / W's float4 i = f % W.
+        const int u = lane < m ? m - 1 : m, i = lane < m ? lane - m + W : lane - m;
+        const int kk = k0 + P * u;
+        w[m][0] = w[m][1] = w[m][2] = w[m][3] = 0.0f;
+        if (u >= U || kk >= kn) continue;
+        const int o = offset(kt + kk);
+        if (i == W - 1 && o == 0) continue;  // an aligned row needs only the first 32
+        const int c = x0 - o + 4 * i;        // the float4's first column
+        const float* row = l + std::size_t(kt + kk) * std::size_t(ld);
+        if (c >= 0 && c + 3 < large) {
+          const float4 q = skinny_load4(row + c);
+          w[m][0] = q.x, w[m][1] = q.y, w[m][2] = q.z, w[m][3] = q.w;
+        } else {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < 4; ++j)
+            if (c + j >= 0 && c + j < large) w[m][j] = load_readonly(row + c + j);
+        }
+      }
+    };
+    for (int kt = kb; kt < ke; kt += kKTile) {
+      const int kn = ke - kt < kKTile ? ke - kt : kKTile;
+      load_window(kt, warp, kn);  // issued before the staging, as in the aligned loop
+      __syncthreads();            // the previous tile's reads are done
+      stage_small(p, sm, s0, small, kt, ke);
+      __syncthreads();
+      for (int base = 0; base < kn; base += P * U) {
+        const int k0 = base + warp;
+        if (base != 0) load_window(kt, k0, kn);
+        OCCTUNE_SKINNY_UNROLL
+        for (int u = 0; u < U; ++u) {
+          const int kk = k0 + P * u;
+          const int o = kk < kn ? offset(kt + kk) : 0;
+          float v[4];
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < 4; ++j) {
+            const int q = (j + o) >> 2, e = (j + o) & 3;
+            // As a source: the lane this value goes to reads float4 33u + t + q, register
+            // u + 1 when that index wrapped past this lane.
+            const float mine = lane < u + q ? component(w[u + 1], e) : component(w[u], e);
+            v[j] = skinny_shuffle(mine, (lane + u + q) & 31);
+          }
+          if (kk >= kn) continue;
+          float a[S];
+          small_column(sm, kk, a);
+          OCCTUNE_SKINNY_UNROLL
+          for (int s = 0; s < S; ++s) {
+            OCCTUNE_SKINNY_UNROLL
+            for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[j], acc[s][j]);
+          }
+        }
+      }
+    }
+  }
+
+  // The warps' sums meet in shared memory in warp order; then each output adds its groups'
+  // sums in group order and is written (or, in a cluster, summed over the cluster's blocks).
+  __device__ static void reduce_along_x(const GemmArgs& p, float* sm, int small, int large,
+                                        int s0, int x0, const float (&acc)[S][4]) {
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     __syncthreads();
     float4* red = reinterpret_cast<float4*>(sm);  // [S][32] float4: conflict-free
     for (int w = 0; w < kSkinnyWarps; ++w) {
