@@ -77,19 +77,6 @@ __device__ __forceinline__ float skinny_load_slice(const float* p) {
   return *p;
 #endif
 }
-// Lane `src`'s value of v, across the whole warp (every lane takes part). The host emulator
-// (tests/support/kernel_emulator.hpp) runs it as a block-wide exchange, so a kernel shuffles
-// the same number of times in every warp of a block.
-__device__ __forceinline__ float skinny_shuffle(float v, int src) {
-#ifdef __CUDA_ARCH__
-  return __shfl_sync(0xffffffffu, v, src);
-#elif defined(OCCTUNE_EMU_SHUFFLE)
-  return OCCTUNE_EMU_SHUFFLE(v, src);
-#else
-  (void)src;  // nvcc's host pass: never called
-  return v;
-#endif
-}
 
 inline constexpr int kSkinnyThreads = 256;
 inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
@@ -144,24 +131,8 @@ struct SkinnyIn {
   static constexpr int kLoadsAlongX =
       S == 8 || LANES < 32 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
   // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
-  // variant 136 and one block. 0 elsewhere but below: no bound but the thread count.
-  // S = 1 on 32 lanes is held to the four blocks per SM (64 registers) it ran at before the
-  // realigned path (kRealign, below) was added: unbounded, ptxas gave that path's kernels 77
-  // registers with eight rows a batch, and 128 to the unsplit one. With four rows a batch no
-  // S = 1 kernel spills within the bound.
-  static constexpr int kMinBlocksPerSm = kAlongX && S == 8                  ? 2
-                                         : kAlongX && LANES == 32 && S == 1 ? 4
-                                                                            : 0;
-  // Rows that are not 16-byte aligned at x0 (a leading dimension or base that is not a
-  // multiple of 4 floats): rather than four element loads per lane and row, a warp loads each of
-  // its rows as the aligned float4s that cover the tile's columns (33: the row starts o floats
-  // past a 16-byte boundary), and each lane gathers its four columns from the two float4s that
-  // hold them with four shuffles (accumulate_realigned). For the 32-lane tiles of S = 1, four
-  // rows a batch (five float4s of registers; with eight, the kernels needed 77 registers and
-  // lost a block per SM); S = 4 at three blocks per SM spilled (docs/PERFORMANCE.md, "skinny").
-  static constexpr bool kRealign =
-      kAlongX && LANES == 32 && kLoadsAlongX == kSkinnyLoadsInFlight && S == 1;
-  static constexpr int kRealignRows = 4;
+  // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
+  static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
   static constexpr int kLargeTile = kAlongX ? LANES * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
@@ -333,28 +304,6 @@ struct SkinnyIn {
   // meet in shared memory in warp order, then each output adds its groups' sums in group order.
   __device__ static void run_along_x(const GemmArgs& p, float* sm, int small, int large, int s0,
                                      int x0, int kb, int ke, const float* l, int ld, bool vec) {
-    float acc[S][4];
-    OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) {
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
-    }
-    if constexpr (kRealign) {
-      if (!vec)
-        accumulate_realigned(p, sm, small, large, s0, x0, kb, ke, l, ld, acc);
-      else
-        accumulate_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec, acc);
-    } else {
-      accumulate_along_x(p, sm, small, large, s0, x0, kb, ke, l, ld, vec, acc);
-    }
-    reduce_along_x(p, sm, small, large, s0, x0, acc);
-  }
-
-  // The along-x main loop with float4 loads of each lane's own columns where the rows are
-  // 16-byte aligned, element loads otherwise.
-  __device__ static void accumulate_along_x(const GemmArgs& p, float* sm, int small, int large,
-                                            int s0, int x0, int kb, int ke, const float* l,
-                                            int ld, bool vec, float (&acc)[S][4]) {
     constexpr int U = kLoadsAlongX;
     constexpr int P = kSkinnyWarps * kGroups;
     constexpr bool kEarlyBatch = S <= 8;
@@ -362,6 +311,12 @@ struct SkinnyIn {
     const int first_row = warp * kGroups + lane / LANES;
     const int x = x0 + 4 * (lane % LANES);
     const bool whole = vec && x + 3 < large;
+    float acc[S][4];
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
+    }
     // Rows k0, k0 + P, ... (U of them) of tile kt into v: zero past kn.
     auto load_batch = [&](float (&v)[U][4], int kt, int k0, int kn) {
       OCCTUNE_SKINNY_UNROLL
@@ -410,105 +365,6 @@ struct SkinnyIn {
         }
       }
     }
-  }
-
-  // The realigned main loop (kRealign). A warp's batch is rows k0 + 8u of a tile (u < U); 8
-  // rows apart, their starts are the same o floats past a 16-byte boundary at x0, so every row
-  // of the batch has the same window: 33 float4s from column x0 - o (32 when o = 0). Lane t
-  // holds window float4 (t - u) % 32 of row u in register u, and lanes u < U float4 32 of row u
-  // in register U, so that each row is one coalesced 512-byte load plus a 16-byte piece.
-  // Lane t's column x0 + 4t + j is element (j + o) % 4 of window float4 t + (j + o) / 4, which
-  // lane (t + u + (j + o) / 4) % 32 holds (register U of lane u for float4 32): four shuffles
-  // a row, the source register and element known at compile time for each o (gather_row).
-  // Every warp runs the same batches and shuffles (rows past the tile are zeros and skip
-  // their FMAs), as the host emulator needs.
-  __device__ static void accumulate_realigned(const GemmArgs& p, float* sm, int small,
-                                              int large, int s0, int x0, int kb, int ke,
-                                              const float* l, int ld, float (&acc)[S][4]) {
-    constexpr int U = kRealignRows, P = kSkinnyWarps;
-    static_assert(kGroups == 1 && P % 4 == 0 && U <= 32,
-                  "one row per warp-pass, rows 8 apart share their 16-byte offset");
-    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-    // Row r's floats past its 16-byte boundary at column x0 (x0 is a multiple of 4): only the
-    // address modulo 4 floats matters, so 32-bit arithmetic does.
-    const unsigned first = unsigned(reinterpret_cast<std::uintptr_t>(l) / sizeof(float)) & 3u;
-    const unsigned step = unsigned(ld) & 3u;
-    float w[U + 1][4];
-    // Window float4 i of tile kt's row kk into q: zero past the tile or the matrix.
-    auto load = [&](float (&q)[4], int kt, int kk, int kn, int o, int i) {
-      q[0] = q[1] = q[2] = q[3] = 0.0f;
-      if (kk >= kn) return;
-      const int c = x0 - o + 4 * i;  // the float4's first column
-      const float* row = l + std::size_t(kt + kk) * std::size_t(ld);
-      if (c >= 0 && c + 3 < large) {
-        const float4 v = skinny_load4(row + c);
-        q[0] = v.x, q[1] = v.y, q[2] = v.z, q[3] = v.w;
-      } else {
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < 4; ++j)
-          if (c + j >= 0 && c + j < large) q[j] = load_readonly(row + c + j);
-      }
-    };
-    auto load_batch = [&](int kt, int k0, int kn, int o) {
-      OCCTUNE_SKINNY_UNROLL
-      for (int u = 0; u < U; ++u) load(w[u], kt, k0 + P * u, kn, o, (lane - u) & 31);
-      load(w[U], kt, lane < U && o != 0 ? k0 + P * lane : kn, kn, o, 32);
-    };
-    for (int kt = kb; kt < ke; kt += kKTile) {
-      const int kn = ke - kt < kKTile ? ke - kt : kKTile;
-      const int o_first = int((first + unsigned(kt + warp) * step) & 3u);
-      load_batch(kt, warp, kn, o_first);  // issued before the staging, as in the aligned loop
-      __syncthreads();                     // the previous tile's reads are done
-      stage_small(p, sm, s0, small, kt, ke);
-      __syncthreads();
-      for (int base = 0; base < kn; base += P * U) {
-        const int k0 = base + warp;
-        const int o = int((first + unsigned(kt + k0) * step) & 3u);  // the same in the warp
-        if (base != 0) load_batch(kt, k0, kn, o);
-        switch (o) {
-          case 0: gather_rows<0>(w, sm, lane, k0, kn, acc); break;
-          case 1: gather_rows<1>(w, sm, lane, k0, kn, acc); break;
-          case 2: gather_rows<2>(w, sm, lane, k0, kn, acc); break;
-          default: gather_rows<3>(w, sm, lane, k0, kn, acc); break;
-        }
-      }
-    }
-  }
-
-  // The FMAs of a realigned batch whose rows start O floats past a 16-byte boundary at x0:
-  // each row's four columns of this lane gathered by four shuffles (accumulate_realigned).
-  template <int O>
-  __device__ __forceinline__ static void gather_rows(const float (&w)[kRealignRows + 1][4],
-                                                     const float* sm, int lane, int k0, int kn,
-                                                     float (&acc)[S][4]) {
-    constexpr int U = kRealignRows, P = kSkinnyWarps;
-    OCCTUNE_SKINNY_UNROLL
-    for (int u = 0; u < U; ++u) {
-      float v[4];
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < 4; ++j) {
-        const int q = (j + O) / 4, e = (j + O) % 4;
-        // As a source, lane u gives float4 32 (register U) to lane 31 in place of its own.
-        const float mine = q == 1 && lane == u ? w[U][e] : w[u][e];
-        v[j] = skinny_shuffle(mine, (lane + u + q) & 31);
-      }
-      const int kk = k0 + P * u;
-      if (kk >= kn) continue;
-      float a[S];
-      small_column(sm, kk, a);
-      OCCTUNE_SKINNY_UNROLL
-      for (int s = 0; s < S; ++s) {
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[j], acc[s][j]);
-      }
-    }
-  }
-
-  // The warps' sums meet in shared memory in warp order; then each output adds its groups'
-  // sums in group order and is written (or, in a cluster, summed over the cluster's blocks).
-  __device__ static void reduce_along_x(const GemmArgs& p, float* sm, int small, int large,
-                                        int s0, int x0, const float (&acc)[S][4]) {
-    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     __syncthreads();
     float4* red = reinterpret_cast<float4*>(sm);  // [S][32] float4: conflict-free
     for (int w = 0; w < kSkinnyWarps; ++w) {
