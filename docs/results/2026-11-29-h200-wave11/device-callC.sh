@@ -4,7 +4,7 @@
 # Every GPU test, the main job twice, the 53-shape suite three times, the middle run with
 # 3aa892c's build (carry/build-3aa892c.tar.xz: the same kernels, a warm-up launch in the
 # default job) so that the boards' differences are not read as the change's; compute-sanitizer
-# over every family. Everything goes into callC.tgz and results.txt.
+# over every family; every tma candidate at 4096^3. Everything goes into callC.tgz and results.txt.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$OUT; W=/tmp/callC; mkdir -p $W; T=$R/results.txt
@@ -32,11 +32,15 @@ suite suite1
 unpack carry/build-3aa892c.tar.xz; suite suite-3aa892c
 unpack carry/build.tar.xz; suite suite2
 s=$(date +%s)
+timeout 60 $O tune --kernel tma --shape 4096x4096x4096 --strategy exhaustive --db /tmp/ex-tma.db > $W/exhaustive-tma-4096.txt 2>&1
+step "exhaustive tma 4096^3" $? $(( $(date +%s) - s ))
+s=$(date +%s)
 timeout 100 bash scripts/sanitize.sh --occtune $O --out $W/sanitize > $W/sanitize.out 2>&1
 step sanitize $? $(( $(date +%s) - s ))
 { cat "$W/env.txt" "$W/steps.txt"
   grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6
   grep -h "shape wall time" $W/main-job1.txt $W/main-job2.txt
+  grep -E "^tma|^cublas" $W/exhaustive-tma-4096.txt | cut -c1-200
   for r in suite1 suite-3aa892c suite2; do echo "== $r"; cut -c1-150 $W/$r/*/summary.txt; done
   tail -6 $W/sanitize/summary.txt; } > "$T" 2>&1
 tar -czf "$R/callC.tgz" -C /tmp callC
