@@ -48,14 +48,15 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
 }
 
 // Variant's configuration, its parameters read from the variant in any layout: "lanes" only
-// where it is not the default 32 and "cluster" only on a cluster variant, so the earlier
-// variants keep their parameters.
+// where it is not the default 32, "cluster" only on a cluster variant and "realign" only on a
+// realigning one, so the earlier variants keep their parameters.
 template <class Variant>
 GemmConfig skinny_config(const char* spelled) {
   std::vector<occtune::Param> params = {
       {"s", Variant::kS}, {"side", Variant::kSide}, {"splits", Variant::kSplits}};
   if (Variant::kLanes != 32) params.push_back({"lanes", Variant::kLanes});
   if (Variant::kCluster) params.push_back({"cluster", 1});
+  if (Variant::kRealign) params.push_back({"realign", 1});
   GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
                                       &launch_skinny<Variant>);
   g.tile_m = Variant::kTileM;

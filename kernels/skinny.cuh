@@ -78,6 +78,20 @@ __device__ __forceinline__ float skinny_load_slice(const float* p) {
 #endif
 }
 
+// Lane `src`'s value of v, across the whole warp (every lane takes part). The host emulator
+// (tests/support/kernel_emulator.hpp) runs it as a block-wide exchange, so a kernel shuffles
+// the same number of times in every warp of a block.
+__device__ __forceinline__ float skinny_shuffle(float v, int src) {
+#ifdef __CUDA_ARCH__
+  return __shfl_sync(0xffffffffu, v, src);
+#elif defined(OCCTUNE_EMU_SHUFFLE)
+  return OCCTUNE_EMU_SHUFFLE(v, src);
+#else
+  (void)src;  // nvcc's host pass: never called
+  return v;
+#endif
+}
+
 inline constexpr int kSkinnyThreads = 256;
 inline constexpr int kSkinnyWarps = kSkinnyThreads / 32;
 inline constexpr int kSkinnyKTile = 128;  // K per shared-memory tile of the small operand
@@ -93,17 +107,21 @@ inline constexpr int kSkinnyLoadsInFlight = 8;  // rows of the large operand a l
 // CLUSTER (sm_90): the SPLITS blocks of a tile form a thread block cluster and add their sums
 // through distributed shared memory, in rank order, instead of through a workspace: no
 // tickets to zero before the launch, no slices in HBM.
-template <Layout L, int S, int SIDE, int SPLITS, int LANES = 32, bool CLUSTER = false>
+// REALIGN (along x, 32 lanes, S = 1): rows of the large operand that are not 16-byte aligned
+// are read as aligned float4 windows and realigned by warp shuffles instead of element loads
+// (kRealign below); the same kernel otherwise.
+template <Layout L, int S, int SIDE, int SPLITS, int LANES = 32, bool CLUSTER = false,
+          bool REALIGN = false>
 struct SkinnyIn {
   template <Layout L2>
-  using In = SkinnyIn<L2, S, SIDE, SPLITS, LANES, CLUSTER>;
+  using In = SkinnyIn<L2, S, SIDE, SPLITS, LANES, CLUSTER, REALIGN>;
   static_assert(S >= 1 && S <= 16 && (SIDE == 0 || SIDE == 1) && SPLITS >= 1 && SPLITS <= 64,
                 "skinny: 1 <= S <= 16, SIDE 0 or 1, 1 <= SPLITS <= 64");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
   // The template's arguments, for the registration (kernels/skinny.cu) to read from any layout.
   static constexpr int kS = S, kSide = SIDE, kSplits = SPLITS, kLanes = LANES;
-  static constexpr bool kCluster = CLUSTER;
+  static constexpr bool kCluster = CLUSTER, kRealign = REALIGN;
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -131,8 +149,21 @@ struct SkinnyIn {
   static constexpr int kLoadsAlongX =
       S == 8 || LANES < 32 ? 2 * kSkinnyLoadsInFlight : kSkinnyLoadsInFlight;
   // That kernel is held to two blocks per SM (128 registers): unbounded, ptxas gave the 8-split
-  // variant 136 and one block. 0 elsewhere: no bound but the thread count, as before.
-  static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : 0;
+  // variant 136 and one block. A realigning variant is held to the four blocks per SM (64
+  // registers) that S = 1 runs at: unbounded, ptxas gave its kernels up to 128. 0 elsewhere:
+  // no bound but the thread count.
+  static constexpr int kMinBlocksPerSm = kAlongX && S == 8 ? 2 : REALIGN ? 4 : 0;
+  // Rows that are not 16-byte aligned at x0 (a leading dimension or base that is not a
+  // multiple of 4 floats): rather than four element loads per lane and row, a warp loads each of
+  // its rows as the aligned float4s that cover the tile's columns (33: the row starts o floats
+  // past a 16-byte boundary), and each lane gathers its four columns from the two float4s that
+  // hold them with four shuffles (accumulate_realigned). Four rows a batch (five float4s of
+  // registers; eight needed 77 registers), so half the bytes in flight of the element loads:
+  // faster where many blocks are resident, slower where few are, hence variants of their own
+  // that the tuner measures beside the element loads (docs/PERFORMANCE.md, "skinny").
+  static_assert(!REALIGN || (kAlongX && LANES == 32 && S == 1),
+                "skinny: a realigning variant is along x with 32 lanes and S = 1");
+  static constexpr int kRealignRows = 4;
   static constexpr int kLargeTile = kAlongX ? LANES * 4 : kSkinnyWarps * kSkinnyRowsPerWarp;
   static constexpr int kTileM = SIDE == 0 ? S : kLargeTile;
   static constexpr int kTileN = SIDE == 0 ? kLargeTile : S;
@@ -317,6 +348,14 @@ struct SkinnyIn {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j) acc[s][j] = 0.0f;
     }
+    // A realigning variant's misaligned rows take accumulate_realigned and skip the loop below.
+    int k_end = ke;
+    if constexpr (kRealign) {
+      if (!vec) {
+        accumulate_realigned(p, sm, small, large, s0, x0, kb, ke, l, ld, acc);
+        k_end = kb;
+      }
+    }
     // Rows k0, k0 + P, ... (U of them) of tile kt into v: zero past kn.
     auto load_batch = [&](float (&v)[U][4], int kt, int k0, int kn) {
       OCCTUNE_SKINNY_UNROLL
@@ -334,7 +373,7 @@ struct SkinnyIn {
         }
       }
     };
-    for (int kt = kb; kt < ke; kt += kKTile) {
+    for (int kt = kb; kt < k_end; kt += kKTile) {
       const int kn = ke - kt < kKTile ? ke - kt : kKTile;
       // The tile's first batch of the large operand is issued before the barriers and the
       // staging of the small operand, so that staging overlaps the HBM round trip instead of
@@ -392,6 +431,98 @@ struct SkinnyIn {
       OCCTUNE_SKINNY_UNROLL
       for (int g = 1; g < kGroups; ++g) sum += at[g * LANES * 4];
       emit(p, s0 + s, xx, sum);
+    }
+  }
+
+  // The realigned main loop (kRealign). A warp's batch is rows k0 + 8u of a tile (u < U); 8
+  // rows apart, their starts are the same o floats past a 16-byte boundary at x0, so every row
+  // of the batch has the same window: 33 float4s from column x0 - o (32 when o = 0). Lane t
+  // holds window float4 (t - u) % 32 of row u in register u, and lanes u < U float4 32 of row u
+  // in register U, so that each row is one coalesced 512-byte load plus a 16-byte piece.
+  // Lane t's column x0 + 4t + j is element (j + o) % 4 of window float4 t + (j + o) / 4, which
+  // lane (t + u + (j + o) / 4) % 32 holds (register U of lane u for float4 32): four shuffles
+  // a row, the source register and element known at compile time for each o (gather_rows).
+  // Every warp runs the same batches and shuffles (rows past the tile are zeros and skip
+  // their FMAs), as the host emulator needs.
+  __device__ static void accumulate_realigned(const GemmArgs& p, float* sm, int small,
+                                              int large, int s0, int x0, int kb, int ke,
+                                              const float* l, int ld, float (&acc)[S][4]) {
+    constexpr int U = kRealignRows, P = kSkinnyWarps;
+    static_assert(kGroups == 1 && P % 4 == 0 && U <= 32,
+                  "one row per warp-pass, rows 8 apart share their 16-byte offset");
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    // Row r's floats past its 16-byte boundary at column x0 (x0 is a multiple of 4): only the
+    // address modulo 4 floats matters, so 32-bit arithmetic does.
+    const unsigned first = unsigned(reinterpret_cast<std::uintptr_t>(l) / sizeof(float)) & 3u;
+    const unsigned step = unsigned(ld) & 3u;
+    float w[U + 1][4];
+    // Window float4 i of tile kt's row kk into q: zero past the tile or the matrix.
+    auto load = [&](float (&q)[4], int kt, int kk, int kn, int o, int i) {
+      q[0] = q[1] = q[2] = q[3] = 0.0f;
+      if (kk >= kn) return;
+      const int c = x0 - o + 4 * i;  // the float4's first column
+      const float* row = l + std::size_t(kt + kk) * std::size_t(ld);
+      if (c >= 0 && c + 3 < large) {
+        const float4 v = skinny_load4(row + c);
+        q[0] = v.x, q[1] = v.y, q[2] = v.z, q[3] = v.w;
+      } else {
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < 4; ++j)
+          if (c + j >= 0 && c + j < large) q[j] = load_readonly(row + c + j);
+      }
+    };
+    auto load_batch = [&](int kt, int k0, int kn, int o) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int u = 0; u < U; ++u) load(w[u], kt, k0 + P * u, kn, o, (lane - u) & 31);
+      load(w[U], kt, lane < U && o != 0 ? k0 + P * lane : kn, kn, o, 32);
+    };
+    for (int kt = kb; kt < ke; kt += kKTile) {
+      const int kn = ke - kt < kKTile ? ke - kt : kKTile;
+      const int o_first = int((first + unsigned(kt + warp) * step) & 3u);
+      load_batch(kt, warp, kn, o_first);  // issued before the staging, as in the aligned loop
+      __syncthreads();                     // the previous tile's reads are done
+      stage_small(p, sm, s0, small, kt, ke);
+      __syncthreads();
+      for (int base = 0; base < kn; base += P * U) {
+        const int k0 = base + warp;
+        const int o = int((first + unsigned(kt + k0) * step) & 3u);  // the same in the warp
+        if (base != 0) load_batch(kt, k0, kn, o);
+        switch (o) {
+          case 0: gather_rows<0>(w, sm, lane, k0, kn, acc); break;
+          case 1: gather_rows<1>(w, sm, lane, k0, kn, acc); break;
+          case 2: gather_rows<2>(w, sm, lane, k0, kn, acc); break;
+          default: gather_rows<3>(w, sm, lane, k0, kn, acc); break;
+        }
+      }
+    }
+  }
+
+  // The FMAs of a realigned batch whose rows start O floats past a 16-byte boundary at x0:
+  // each row's four columns of this lane gathered by four shuffles (accumulate_realigned).
+  template <int O>
+  __device__ __forceinline__ static void gather_rows(const float (&w)[kRealignRows + 1][4],
+                                                     const float* sm, int lane, int k0, int kn,
+                                                     float (&acc)[S][4]) {
+    constexpr int U = kRealignRows, P = kSkinnyWarps;
+    OCCTUNE_SKINNY_UNROLL
+    for (int u = 0; u < U; ++u) {
+      float v[4];
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        const int q = (j + O) / 4, e = (j + O) % 4;
+        // As a source, lane u gives float4 32 (register U) to lane 31 in place of its own.
+        const float mine = q == 1 && lane == u ? w[U][e] : w[u][e];
+        v[j] = skinny_shuffle(mine, (lane + u + q) & 31);
+      }
+      const int kk = k0 + P * u;
+      if (kk >= kn) continue;
+      float a[S];
+      small_column(sm, kk, a);
+      OCCTUNE_SKINNY_UNROLL
+      for (int s = 0; s < S; ++s) {
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[j], acc[s][j]);
+      }
     }
   }
 
@@ -483,49 +614,61 @@ struct SkinnyNarrow : SkinnyIn<Layout::kNN, S, SIDE, 1, LANES> {};
 template <int S, int SIDE, int SPLITS>
 struct SkinnyCluster : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true> {};
 
+// Skinny and SkinnyCluster with REALIGN: misaligned rows through realigned float4 windows.
+template <int S, int SIDE, int SPLITS>
+struct SkinnyRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, false, true> {};
+template <int S, int SIDE, int SPLITS>
+struct SkinnyClusterRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true, true> {};
+
 // The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS>,
-// SkinnyNarrow<S, SIDE, LANES> and SkinnyCluster<S, SIDE, SPLITS>. nn has every S for both
-// sides with 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32 columns) and S = 1 with
-// 8 splits in a cluster; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// SkinnyNarrow<S, SIDE, LANES>, SkinnyCluster<S, SIDE, SPLITS> and their realigning
+// counterparts. nn has every S for both sides with 1, 8, 16 and 32 splits, the narrow S = 1
+// tiles (16 and 32 columns), S = 1 with 8 splits in a cluster, and S = 1's split tiles and
+// cluster realigning; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
-  X(Skinny<1, 0, 1>)       \
-  X(Skinny<1, 0, 8>)       \
-  X(Skinny<1, 0, 16>)      \
-  X(Skinny<1, 0, 32>)      \
-  X(SkinnyNarrow<1, 0, 4>) \
-  X(SkinnyNarrow<1, 0, 8>) \
-  X(Skinny<4, 0, 1>)       \
-  X(Skinny<4, 0, 8>)       \
-  X(Skinny<4, 0, 16>)      \
-  X(Skinny<4, 0, 32>)      \
-  X(Skinny<8, 0, 1>)       \
-  X(Skinny<8, 0, 8>)       \
-  X(Skinny<8, 0, 16>)      \
-  X(Skinny<8, 0, 32>)      \
-  X(Skinny<16, 0, 1>)      \
-  X(Skinny<16, 0, 8>)      \
-  X(Skinny<16, 0, 16>)     \
-  X(Skinny<16, 0, 32>)     \
-  X(Skinny<1, 1, 1>)       \
-  X(Skinny<1, 1, 8>)       \
-  X(Skinny<1, 1, 16>)      \
-  X(Skinny<1, 1, 32>)      \
-  X(Skinny<4, 1, 1>)       \
-  X(Skinny<4, 1, 8>)       \
-  X(Skinny<4, 1, 16>)      \
-  X(Skinny<4, 1, 32>)      \
-  X(Skinny<8, 1, 1>)       \
-  X(Skinny<8, 1, 8>)       \
-  X(Skinny<8, 1, 16>)      \
-  X(Skinny<8, 1, 32>)      \
-  X(Skinny<16, 1, 1>)      \
-  X(Skinny<16, 1, 8>)      \
-  X(Skinny<16, 1, 16>)     \
+  X(Skinny<1, 0, 1>)               \
+  X(Skinny<1, 0, 8>)               \
+  X(Skinny<1, 0, 16>)              \
+  X(Skinny<1, 0, 32>)              \
+  X(SkinnyRealign<1, 0, 8>)        \
+  X(SkinnyRealign<1, 0, 16>)       \
+  X(SkinnyRealign<1, 0, 32>)       \
+  X(SkinnyNarrow<1, 0, 4>)         \
+  X(SkinnyNarrow<1, 0, 8>)         \
+  X(Skinny<4, 0, 1>)               \
+  X(Skinny<4, 0, 8>)               \
+  X(Skinny<4, 0, 16>)              \
+  X(Skinny<4, 0, 32>)              \
+  X(Skinny<8, 0, 1>)               \
+  X(Skinny<8, 0, 8>)               \
+  X(Skinny<8, 0, 16>)              \
+  X(Skinny<8, 0, 32>)              \
+  X(Skinny<16, 0, 1>)              \
+  X(Skinny<16, 0, 8>)              \
+  X(Skinny<16, 0, 16>)             \
+  X(Skinny<16, 0, 32>)             \
+  X(Skinny<1, 1, 1>)               \
+  X(Skinny<1, 1, 8>)               \
+  X(Skinny<1, 1, 16>)              \
+  X(Skinny<1, 1, 32>)              \
+  X(Skinny<4, 1, 1>)               \
+  X(Skinny<4, 1, 8>)               \
+  X(Skinny<4, 1, 16>)              \
+  X(Skinny<4, 1, 32>)              \
+  X(Skinny<8, 1, 1>)               \
+  X(Skinny<8, 1, 8>)               \
+  X(Skinny<8, 1, 16>)              \
+  X(Skinny<8, 1, 32>)              \
+  X(Skinny<16, 1, 1>)              \
+  X(Skinny<16, 1, 8>)              \
+  X(Skinny<16, 1, 16>)             \
   X(Skinny<16, 1, 32>)
 // Registered for sm_90 only, and not run by the host emulator (which runs a grid's blocks one
 // after another, so no cluster barrier could complete there): the GPU tests and
 // scripts/sanitize.sh cover them.
-#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) X(SkinnyCluster<1, 0, 8>)
+#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) \
+  X(SkinnyCluster<1, 0, 8>)                \
+  X(SkinnyClusterRealign<1, 0, 8>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

@@ -41,6 +41,7 @@ struct Fiber {
   uint3 thread_idx{};
   bool done = false;
   long barriers = 0;
+  float exchange[2] = {};                      // shuffle values, by the barrier count's parity
   std::vector<std::vector<AsyncCopy>> groups;  // committed, oldest first
   std::vector<AsyncCopy> open;                 // issued since the last commit
 };
@@ -77,6 +78,21 @@ inline void syncthreads() {
   ++self->barriers;
   ++s.switches;
   swapcontext(&self->context, &s.scheduler);
+}
+
+// A warp shuffle as a block-wide exchange: every thread leaves its value and waits at a
+// barrier, then reads lane `src` of its own warp. So a kernel must shuffle the same number of
+// times in every warp of the block (the barrier check says so otherwise), which is stricter
+// than the device. Values alternate between two slots: a thread can be at most one barrier
+// ahead of one still reading.
+inline float shuffle(float v, int src) {
+  auto& s = state();
+  Fiber* self = s.current;
+  const int slot = int(self->barriers & 1);
+  self->exchange[slot] = v;
+  syncthreads();
+  const std::size_t me = std::size_t(self - s.fibers.data());
+  return s.fibers[me / 32 * 32 + std::size_t(src & 31)].exchange[slot];
 }
 
 inline void check_aligned(const void* p, int bytes) {
@@ -265,6 +281,7 @@ class GuardedBuffer {
 #define gridDim (::occtune::emu::grid_dim())
 #define __syncthreads() ::occtune::emu::syncthreads()
 #define OCCTUNE_EMU_CHECK_ALIGNED(ptr, bytes) ::occtune::emu::check_aligned(ptr, bytes)
+#define OCCTUNE_EMU_SHUFFLE(v, src) ::occtune::emu::shuffle(v, src)
 #define OCCTUNE_EMU_ASYNC_COPY(dst, src, bytes, src_bytes) \
   ::occtune::emu::async_copy(dst, src, bytes, src_bytes)
 #define OCCTUNE_EMU_ASYNC_COMMIT() ::occtune::emu::commit()

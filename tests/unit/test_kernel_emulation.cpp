@@ -892,5 +892,30 @@ TEST(Emulator, LazyCopiesLandOnlyAtTheWait) {
   EXPECT_TRUE(std::isnan(seen[5]));
 }
 
+// A shuffle reads the source lane of the caller's own warp, the same in every thread order,
+// twice in a row (its two slots), and a shuffle that not every warp makes is a divergence.
+TEST(Emulator, ShufflesReadTheSourceLaneOfTheirOwnWarp) {
+  for (const auto order : {emu::Order::kForward, emu::Order::kReverse, emu::Order::kShuffled}) {
+    std::vector<float> got(64 * 2, -1.0f);
+    auto kernel = [&](unsigned char*) {
+      const int t = int(threadIdx.x), lane = t % 32;
+      got[std::size_t(2 * t)] = kernels::skinny_shuffle(float(t), (lane + 5) & 31);
+      got[std::size_t(2 * t + 1)] = kernels::skinny_shuffle(float(100 + t), 31 - lane);
+    };
+    ASSERT_EQ(emu::run_grid(dim3(1, 1, 1), 64, 16, kernel, order, emu::CopyTiming::kEager), "");
+    for (int t = 0; t < 64; ++t) {
+      const int warp = t / 32 * 32, lane = t % 32;
+      EXPECT_EQ(got[std::size_t(2 * t)], float(warp + (lane + 5) % 32)) << t;
+      EXPECT_EQ(got[std::size_t(2 * t + 1)], float(100 + warp + 31 - lane)) << t;
+    }
+  }
+  auto one_warp_only = [](unsigned char*) {
+    if (threadIdx.x < 32) kernels::skinny_shuffle(1.0f, 0);
+  };
+  EXPECT_NE(emu::run_grid(dim3(1, 1, 1), 64, 16, one_warp_only, emu::Order::kForward,
+                          emu::CopyTiming::kEager),
+            "");
+}
+
 }  // namespace
 }  // namespace occtune
