@@ -248,6 +248,19 @@ struct SkinnyIn {
     }
   }
 
+  // acc[s][j] += A(s, kk) * v[j] for this lane's four columns v of the staged tile's row kk
+  // (along x: the element-load and the realigned loops alike).
+  __device__ __forceinline__ static void add_row(const float* sm, int kk, const float (&v)[4],
+                                                 float (&acc)[S][4]) {
+    float a[S];
+    small_column(sm, kk, a);
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[j], acc[s][j]);
+    }
+  }
+
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int small = small_size(p), large = large_size(p);
@@ -394,13 +407,7 @@ struct SkinnyIn {
         for (int u = 0; u < U; ++u) {
           const int kk = k0 + P * u;
           if (kk >= kn) break;
-          float a[S];
-          small_column(sm, kk, a);
-          OCCTUNE_SKINNY_UNROLL
-          for (int s = 0; s < S; ++s) {
-            OCCTUNE_SKINNY_UNROLL
-            for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[u][j], acc[s][j]);
-          }
+          add_row(sm, kk, v[u], acc);
         }
       }
     }
@@ -455,6 +462,7 @@ struct SkinnyIn {
     // address modulo 4 floats matters, so 32-bit arithmetic does.
     const unsigned first = unsigned(reinterpret_cast<std::uintptr_t>(l) / sizeof(float)) & 3u;
     const unsigned step = unsigned(ld) & 3u;
+    auto offset = [&](int r) { return int((first + unsigned(r) * step) & 3u); };
     float w[U + 1][4];
     // Window float4 i of tile kt's row kk into q: zero past the tile or the matrix.
     auto load = [&](float (&q)[4], int kt, int kk, int kn, int o, int i) {
@@ -478,14 +486,13 @@ struct SkinnyIn {
     };
     for (int kt = kb; kt < ke; kt += kKTile) {
       const int kn = ke - kt < kKTile ? ke - kt : kKTile;
-      const int o_first = int((first + unsigned(kt + warp) * step) & 3u);
-      load_batch(kt, warp, kn, o_first);  // issued before the staging, as in the aligned loop
+      load_batch(kt, warp, kn, offset(kt + warp));  // before the staging, as in the aligned loop
       __syncthreads();                     // the previous tile's reads are done
       stage_small(p, sm, s0, small, kt, ke);
       __syncthreads();
       for (int base = 0; base < kn; base += P * U) {
         const int k0 = base + warp;
-        const int o = int((first + unsigned(kt + k0) * step) & 3u);  // the same in the warp
+        const int o = offset(kt + k0);  // the same in the whole warp
         if (base != 0) load_batch(kt, k0, kn, o);
         switch (o) {
           case 0: gather_rows<0>(w, sm, lane, k0, kn, acc); break;
@@ -516,13 +523,7 @@ struct SkinnyIn {
       }
       const int kk = k0 + P * u;
       if (kk >= kn) continue;
-      float a[S];
-      small_column(sm, kk, a);
-      OCCTUNE_SKINNY_UNROLL
-      for (int s = 0; s < S; ++s) {
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(a[s], v[j], acc[s][j]);
-      }
+      add_row(sm, kk, v, acc);
     }
   }
 
