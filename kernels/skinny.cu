@@ -48,8 +48,9 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
 }
 
 // Variant's configuration, its parameters read from the variant in any layout: "lanes" only
-// where it is not the default 32, "cluster" only on a cluster variant and "realign" only on a
-// realigning one, so the earlier variants keep their parameters.
+// where it is not the default 32, "cluster" only on a cluster variant, "realign" only on a
+// realigning one and "rows" and "stages" only on a cp.async ring (SkinnyPipe), so the earlier
+// variants keep their parameters.
 template <class Variant>
 GemmConfig skinny_config(const char* spelled) {
   std::vector<occtune::Param> params = {
@@ -57,6 +58,10 @@ GemmConfig skinny_config(const char* spelled) {
   if (Variant::kLanes != 32) params.push_back({"lanes", Variant::kLanes});
   if (Variant::kCluster) params.push_back({"cluster", 1});
   if (Variant::kRealign) params.push_back({"realign", 1});
+  if (Variant::kPipeStages > 0) {
+    params.push_back({"rows", Variant::kPipeRows});
+    params.push_back({"stages", Variant::kPipeStages});
+  }
   GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
                                       &launch_skinny<Variant>);
   g.tile_m = Variant::kTileM;

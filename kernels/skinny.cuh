@@ -122,6 +122,7 @@ struct SkinnyIn {
   // The template's arguments, for the registration (kernels/skinny.cu) to read from any layout.
   static constexpr int kS = S, kSide = SIDE, kSplits = SPLITS, kLanes = LANES;
   static constexpr bool kCluster = CLUSTER, kRealign = REALIGN;
+  static constexpr int kPipeRows = 0, kPipeStages = 0;  // not a ring (skinny_pipe.cuh)
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -621,11 +622,19 @@ struct SkinnyRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, false, true> {
 template <int S, int SIDE, int SPLITS>
 struct SkinnyClusterRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true, true> {};
 
+}  // namespace occtune::kernels
+
+#include "kernels/skinny_pipe.cuh"
+
+namespace occtune::kernels {
+
 // The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS>,
-// SkinnyNarrow<S, SIDE, LANES>, SkinnyCluster<S, SIDE, SPLITS> and their realigning
-// counterparts. nn has every S for both sides with 1, 8, 16 and 32 splits, the narrow S = 1
-// tiles (16 and 32 columns), S = 1 with 8 splits in a cluster, and S = 1's split tiles and
-// cluster realigning; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// SkinnyNarrow<S, SIDE, LANES>, SkinnyCluster<S, SIDE, SPLITS>, their realigning counterparts
+// and the cp.async ring SkinnyPipe<S, COLS, ROWS, STAGES> (kernels/skinny_pipe.cuh). nn has
+// every S for both sides with 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32
+// columns), S = 1 with 8 splits in a cluster, S = 1's split tiles and cluster realigning, and
+// the ring for S = 1 (16-, 32- and 128-column tiles), 4 and 8 (32 columns); nt, tn and tt a
+// subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X) \
   X(Skinny<1, 0, 1>)               \
   X(Skinny<1, 0, 8>)               \
@@ -636,6 +645,12 @@ struct SkinnyClusterRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true, t
   X(SkinnyRealign<1, 0, 32>)       \
   X(SkinnyNarrow<1, 0, 4>)         \
   X(SkinnyNarrow<1, 0, 8>)         \
+  X(SkinnyPipe<1, 16, 512, 4>)     \
+  X(SkinnyPipe<1, 32, 256, 4>)     \
+  X(SkinnyPipe<1, 32, 128, 4>)     \
+  X(SkinnyPipe<1, 128, 64, 3>)     \
+  X(SkinnyPipe<4, 32, 128, 4>)     \
+  X(SkinnyPipe<8, 32, 128, 4>)     \
   X(Skinny<4, 0, 1>)               \
   X(Skinny<4, 0, 8>)               \
   X(Skinny<4, 0, 16>)              \

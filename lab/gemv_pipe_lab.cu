@@ -1,0 +1,399 @@
+// Lab (issue #18): a single-row product y = a B (M = 1, B row-major K x N, leading dimension N)
+// with the large operand streamed into a shared-memory ring by cp.async instead of into
+// registers, against cuBLAS in the same process. The skinny family's register batches expose
+// an HBM round trip between batches; a ring of STAGES slabs of ROWS rows keeps STAGES - 1 slabs
+// in flight across the block's barriers. Call A of docs/results/2026-11-29-h200-wave12/ copied
+// misaligned rows element by element (4-byte cp.async): far slower (0.55-0.78x cuBLAS); the
+// window kernels (calls B-E) copy each row's aligned 16-byte window and read it at the row's
+// offset. The K splits of a column tile form a cluster and add their sums through distributed
+// shared memory in rank order (as SkinnyCluster does); the narrow tiles (calls D, E) need none.
+// Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every sample,
+// events around the launch, the median; the configurations and cuBLAS interleaved per round.
+// Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
+// Usage: gemv_pipe_lab [--reps N] MxNxK... (M <= 8)
+#include <cooperative_groups.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+namespace cg = cooperative_groups;
+constexpr int kThreads = 256, kWarps = 8;
+
+template <int BYTES>
+__device__ __forceinline__ void copy(float* dst, const float* src, int src_bytes, bool pf) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16) {
+    if (pf)
+      asm volatile(
+          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+          " cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, pol;\n}" ::"r"(d),
+          "l"(src), "r"(src_bytes)
+          : "memory");
+    else
+      asm volatile(
+          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+          " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}" ::"r"(d),
+          "l"(src), "r"(src_bytes)
+          : "memory");
+  } else {
+    if (pf)
+      asm volatile(
+          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+          " cp.async.ca.shared.global.L2::cache_hint.L2::256B [%0], [%1], 4, %2, pol;\n}" ::"r"(d),
+          "l"(src), "r"(src_bytes)
+          : "memory");
+    else
+      asm volatile(
+          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+          " cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, pol;\n}" ::"r"(d),
+          "l"(src), "r"(src_bytes)
+          : "memory");
+  }
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Floats between the starts of two rows of a stage: a window row holds one float4 more, and
+// the rows of one warp-pass start L banks apart, so that their LDS.32 do not collide.
+template <int COLS, bool WINDOW>
+__host__ __device__ constexpr int row_stride() {
+  return !WINDOW ? COLS : COLS < 128 ? COLS + COLS / 4 : COLS + 4;
+}
+template <int S, int COLS, int ROWS, bool WINDOW>
+__host__ __device__ constexpr int stage_floats() {
+  return ROWS * row_stride<COLS, WINDOW>() + ROWS * S;
+}
+
+// One column tile of COLS outputs (blockIdx.x) for S rows of A (blockIdx.y), K split SPLITS ways
+// (blockIdx.z, the cluster). COLS / 4 lanes share a row (four columns each), so a warp takes
+// 128 / COLS rows at once. WINDOW 0: rows 16-byte aligned, LDS.128. WINDOW 1: any alignment:
+// each row's aligned window (COLS / 4 + 1 float4s from x0 - o, o the row's floats past a
+// 16-byte boundary) is copied whole, and lane c of a row owns columns c + (COLS / 4) j (four
+// LDS.32 at o + c + (COLS / 4) j).
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS, bool WINDOW>
+__global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ a,
+                                                      const float* __restrict__ b,
+                                                      float* __restrict__ y, int m, int n, int k) {
+  constexpr int L = COLS / 4, G = 32 / L;  // lanes per row, rows per warp-pass
+  static_assert(ROWS % (kWarps * G) == 0, "a stage is whole warp-passes");
+  extern __shared__ float4 smem4[];
+  float* sm = reinterpret_cast<float*>(smem4);
+  constexpr int F = stage_floats<S, COLS, ROWS, WINDOW>(), RS = row_stride<COLS, WINDOW>();
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int x0 = blockIdx.x * COLS, s0 = blockIdx.y * S;
+  const int per = (k + SPLITS - 1) / SPLITS;
+  const int chunk = (per + ROWS - 1) / ROWS * ROWS;
+  const int kb = blockIdx.z * chunk;
+  const int ke = min(kb + chunk, k);
+  const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
+  const unsigned first = unsigned(reinterpret_cast<uintptr_t>(b) / 4) & 3u, step = unsigned(n) & 3u;
+  auto offset = [&](int kk) { return WINDOW ? int((first + unsigned(kk) * step) & 3u) : 0; };
+  auto issue = [&](int st) {
+    if (st < slabs) {
+      float* buf = sm + (st % STAGES) * F;
+      const int k0 = kb + st * ROWS;
+      if constexpr (!WINDOW) {
+        // Call A's loop: 16-byte copies, the tail of N zero-filled.
+        for (int i = tid; i < ROWS * L; i += kThreads) {
+          const int r = i / L, c = x0 + 4 * (i % L), kk = k0 + r;
+          const int bytes = kk < ke ? max(0, min(16, 4 * (n - c))) : 0;
+          copy<16>(buf + r * RS + 4 * (i % L), bytes ? b + size_t(kk) * n + c : b, bytes, false);
+        }
+      } else {
+        for (int i = tid; i < ROWS * (L + 1); i += kThreads) {
+          const int r = i / (L + 1), q = i % (L + 1), kk = k0 + r, o = offset(kk);
+          const int c = x0 - o + 4 * q;
+          float* dst = buf + r * RS + 4 * q;
+          if (c >= 0 || kk >= ke) {  // c < 0: the first window of a misaligned row at x0 = 0
+            const int bytes = kk < ke && (q < L || o != 0) ? max(0, min(16, 4 * (n - c))) : 0;
+            copy<16>(dst, bytes ? b + size_t(kk) * n + c : b, bytes, false);
+          } else {
+            for (int j = 0; j < 4; ++j)
+              if (c + j >= 0)
+                copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0, false);
+          }
+        }
+      }
+      for (int i = tid; i < ROWS * S; i += kThreads) {
+        const int r = i / S, s = i % S, kk = k0 + r;
+        const bool in = kk < ke && s0 + s < m;
+        copy<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0, false);
+      }
+    }
+    commit();
+  };
+  float acc[S][4];
+#pragma unroll
+  for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.f;
+#pragma unroll
+  for (int st = 0; st < STAGES - 1; ++st) issue(st);
+  const int g = warp * G + lane / L, c4 = lane % L;  // this lane's row slot and float4
+  for (int st = 0; st < slabs; ++st) {
+    wait_pending<STAGES - 2>();
+    __syncthreads();
+    issue(st + STAGES - 1);
+    const float* buf = sm + (st % STAGES) * F;
+    const int k0 = kb + st * ROWS;
+#pragma unroll
+    for (int jr = 0; jr < ROWS / (kWarps * G); ++jr) {
+      const int r = g + kWarps * G * jr;
+      float v[4];
+      if constexpr (WINDOW) {
+        const float* at = buf + r * RS + offset(k0 + r) + c4;
+        v[0] = at[0], v[1] = at[L], v[2] = at[2 * L], v[3] = at[3 * L];
+      } else {
+        const float4 q = reinterpret_cast<const float4*>(buf + r * RS)[c4];
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+      }
+      float as[S];
+      if constexpr (S % 4 == 0) {
+#pragma unroll
+        for (int s = 0; s < S; s += 4) {
+          const float4 q = *reinterpret_cast<const float4*>(buf + ROWS * RS + r * S + s);
+          as[s] = q.x, as[s + 1] = q.y, as[s + 2] = q.z, as[s + 3] = q.w;
+        }
+      } else {
+#pragma unroll
+        for (int s = 0; s < S; ++s) as[s] = buf[ROWS * RS + r * S + s];
+      }
+#pragma unroll
+      for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(as[s], v[j], acc[s][j]);
+    }
+  }
+  wait_pending<0>();
+  __syncthreads();
+  // Row-slot sums in slot order: red[s][slot][col] (col the tile column), then part[s][col].
+  constexpr int kSlots = kWarps * G;
+  float* red = sm;
+#pragma unroll
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      red[(s * kSlots + g) * COLS + (WINDOW ? c4 + L * j : 4 * c4 + j)] = acc[s][j];
+  __syncthreads();
+  float* part = sm + S * kSlots * COLS;
+  for (int e = tid; e < S * COLS; e += kThreads) {
+    const int s = e / COLS, c = e % COLS;
+    float sum = 0.f;
+    for (int w = 0; w < kSlots; ++w) sum += red[(s * kSlots + w) * COLS + c];
+    part[e] = sum;
+  }
+  if constexpr (SPLITS == 1) {
+    __syncthreads();
+    for (int e = tid; e < S * COLS; e += kThreads) {
+      const int s = e / COLS, x = x0 + e % COLS;
+      if (s0 + s < m && x < n) y[size_t(s0 + s) * n + x] = part[e];
+    }
+  } else {
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    constexpr int share = S * COLS / SPLITS;
+    const int lo = int(cluster.block_rank()) * share;
+    for (int e = lo + tid; e < lo + share; e += kThreads) {
+      const int s = e / COLS, x = x0 + e % COLS;
+      if (s0 + s >= m || x >= n) continue;
+      float sum = 0.f;
+      for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(part, r)[e];
+      y[size_t(s0 + s) * n + x] = sum;
+    }
+    __syncwarp();
+    cluster.sync();
+  }
+}
+
+struct Config {
+  std::string name;
+  int s, cols, rows, stages, splits;
+  bool window;
+  void (*f)(const float*, const float*, float*, int, int, int);
+  size_t smem() const {
+    const int rs = !window ? cols : cols < 128 ? cols + cols / 4 : cols + 4;
+    return size_t(stages) * (rows * rs + rows * s) * sizeof(float);
+  }
+};
+
+template <int S, int ROWS, int STAGES, int SPLITS, bool WINDOW, int COLS = 128>
+Config make() {
+  char name[64];
+  std::snprintf(name, sizeof name, "%s S%d c%d r%d s%d z%d", WINDOW ? "window" : "pipe", S, COLS,
+                ROWS, STAGES, SPLITS);
+  return {name, S, COLS, ROWS, STAGES, SPLITS, WINDOW,
+          gemv_pipe<S, COLS, ROWS, STAGES, SPLITS, WINDOW>};
+}
+
+#define SPLIT_SET(S, R, ST, W) \
+  make<S, R, ST, 1, W>(), make<S, R, ST, 2, W>(), make<S, R, ST, 4, W>(), make<S, R, ST, 8, W>()
+
+__global__ void fill(float* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = float(h & 0xffff) / 32768.0f - 1.0f;
+  }
+}
+
+static cudaError_t launch(const Config& c, const float* a, const float* b, float* y, int m,
+                          int n, int k) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((n + c.cols - 1) / c.cols, (m + c.s - 1) / c.s, c.splits);
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = c.smem();
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = c.splits;
+  cfg.attrs = attr;
+  cfg.numAttrs = c.splits > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, c.f, a, b, y, m, n, k);
+}
+
+int main(int argc, char** argv) {
+  int reps = 30;
+  std::vector<std::array<int, 3>> shapes;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+      continue;
+    }
+    int m, n, k;
+    if (std::sscanf(argv[i], "%dx%dx%d", &m, &n, &k) != 3 || m < 1 || m > 8) {
+      std::fprintf(stderr, "bad shape '%s' (MxNxK, M <= 8)\n", argv[i]);
+      return 2;
+    }
+    shapes.push_back({m, n, k});
+  }
+  std::vector<Config> configs = {
+      SPLIT_SET(1, 32, 3, false), SPLIT_SET(1, 32, 4, false), SPLIT_SET(1, 64, 3, false),
+      SPLIT_SET(1, 32, 4, true),  SPLIT_SET(1, 64, 3, true),  SPLIT_SET(4, 32, 4, false),
+      SPLIT_SET(4, 64, 3, false), SPLIT_SET(8, 32, 4, false), SPLIT_SET(8, 64, 3, false),
+      SPLIT_SET(8, 32, 4, true),
+      // Narrow tiles without a split (cuBLAS's gemv: 128 blocks over all of K at N = 4096).
+      make<1, 128, 4, 1, false, 32>(), make<1, 256, 4, 1, false, 32>(),
+      make<1, 128, 8, 1, false, 32>(), make<1, 256, 6, 1, false, 32>(),
+      make<1, 128, 4, 2, false, 32>(), make<1, 128, 4, 1, false, 64>(),
+      make<1, 64, 6, 1, false, 64>(), make<1, 64, 6, 2, false, 64>(),
+      make<1, 256, 4, 1, false, 16>(), make<1, 512, 4, 1, false, 16>(),
+      make<4, 128, 4, 1, false, 32>(), make<4, 64, 6, 1, false, 64>(),
+      make<8, 128, 4, 1, false, 32>(), make<8, 64, 6, 1, false, 64>(),
+      // The same narrow tiles through windows (any alignment).
+      make<1, 128, 4, 1, true, 32>(), make<1, 256, 4, 1, true, 32>(),
+      make<1, 256, 4, 1, true, 16>(), make<1, 512, 4, 1, true, 16>(),
+      make<1, 128, 4, 1, true, 64>(), make<1, 128, 4, 2, true, 32>(),
+      make<4, 128, 4, 1, true, 32>(), make<8, 128, 4, 1, true, 32>()};
+  for (auto& c : configs) {
+    CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
+  }
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
+  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const size_t flush_bytes = size_t(l2) * 2;
+  void* flush;
+  CK(cudaMalloc(&flush, flush_bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (const auto& shape : shapes) {
+    const int m = shape[0], n = shape[1], k = shape[2];
+    const size_t mn = size_t(m) * n;
+    const bool aligned = n % 4 == 0;
+    // The smallest S that covers M; the window kernels for any N, the plain ones for N % 4 = 0.
+    const int want_s = m == 1 ? 1 : m <= 4 ? 4 : 8;
+    std::vector<Config> use;
+    for (auto& c : configs)
+      if (c.s == want_s && (c.window || aligned)) use.push_back(c);
+    float *a, *b, *y, *ref;
+    CK(cudaMalloc(&a, size_t(m) * k * 4));
+    CK(cudaMalloc(&b, size_t(k) * n * 4));
+    CK(cudaMalloc(&y, mn * 4));
+    CK(cudaMalloc(&ref, mn * 4));
+    fill<<<1024, 256>>>(a, size_t(m) * k, 1);
+    fill<<<1024, 256>>>(b, size_t(k) * n, 2);
+    const float one = 1.f, zero = 0.f;
+    auto run_cublas = [&] {
+      return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, ref, n);
+    };
+    if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
+    CK(cudaDeviceSynchronize());
+    std::vector<float> want(mn), got(mn);
+    CK(cudaMemcpy(want.data(), ref, mn * 4, cudaMemcpyDeviceToHost));
+    // Correctness of every configuration (NaN-poisoned output, max |diff| against a bound).
+    std::vector<std::string> bad;
+    for (auto& c : use) {
+      CK(cudaMemset(y, 0xff, mn * 4));
+      CK(launch(c, a, b, y, m, n, k));
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(got.data(), y, mn * 4, cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (size_t i = 0; i < mn; ++i) {
+        const double d = std::fabs(double(got[i]) - want[i]);
+        worst = std::isnan(got[i]) ? 1e30 : std::max(worst, d);
+      }
+      if (worst > 1e-4 * std::sqrt(double(k)) + 1e-5) bad.push_back(c.name);
+    }
+    std::vector<std::vector<float>> t(use.size() + 1);
+    for (int rep = 0; rep < reps; ++rep) {
+      for (size_t i = 0; i <= use.size(); ++i) {
+        CK(cudaMemsetAsync(flush, rep, flush_bytes));
+        CK(cudaEventRecord(e0));
+        if (i == 0) {
+          if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
+        } else {
+          CK(launch(use[i - 1], a, b, y, m, n, k));
+        }
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t[i].push_back(ms);
+      }
+    }
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const double cub = median(t[0]);
+    const double bytes = double(k) * n * 4;
+    std::printf("%dx%dx%d %s: cuBLAS %.2f us (%.2f TB/s)\n", m, n, k,
+                aligned ? "aligned" : "misaligned", cub * 1e3, bytes / cub / 1e9);
+    std::vector<std::pair<double, std::string>> rows;
+    for (size_t i = 0; i < use.size(); ++i) rows.push_back({median(t[i + 1]), use[i].name});
+    std::sort(rows.begin(), rows.end());
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (i < 10)
+        std::printf("  %-24s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", rows[i].second.c_str(),
+                    rows[i].first * 1e3, cub / rows[i].first, bytes / rows[i].first / 1e9);
+    for (auto& s : bad) std::printf("  WRONG: %s\n", s.c_str());
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(y));
+    CK(cudaFree(ref));
+  }
+  return 0;
+}
