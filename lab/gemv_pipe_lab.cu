@@ -10,7 +10,8 @@
 // Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every sample,
 // events around the launch, the median; the configurations and cuBLAS interleaved per round.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
-// Build: nvcc -O3 -std=c++17 -arch=sm_90 lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
+// Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
+//   lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
 // Usage: gemv_pipe_lab [--reps N] MxNxK... (M <= 8)
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
@@ -24,6 +25,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "kernels/skinny.cuh"  // occtune's SkinnyPipe, run here beside the lab's kernels
 
 #define CK(x)                                                                          \
   do {                                                                                 \
@@ -229,6 +232,9 @@ struct Config {
   int s, cols, rows, stages, splits;
   bool window;
   void (*f)(const float*, const float*, float*, int, int, int);
+  // Whether every launch sets the kernel's shared-memory limit first, as occtune's
+  // launch_variant did (call H): a host call between the start event and the launch.
+  bool attr_each = false;
   size_t smem() const {
     const int rs = !window ? cols : cols < 128 ? cols + cols / 4 : cols + 4;
     return size_t(stages) * (rows * rs + rows * s) * sizeof(float);
@@ -242,6 +248,26 @@ Config make() {
                 ROWS, STAGES, SPLITS);
   return {name, S, COLS, ROWS, STAGES, SPLITS, WINDOW,
           gemv_pipe<S, COLS, ROWS, STAGES, SPLITS, WINDOW>};
+}
+
+// occtune's kernel (kernels/skinny_pipe.cuh) under the lab's signature, for a comparison in one
+// process (call G).
+template <class V>
+__global__ void __launch_bounds__(kThreads) family(const float* __restrict__ a,
+                                                   const float* __restrict__ b,
+                                                   float* __restrict__ y, int m, int n, int k) {
+  extern __shared__ __align__(16) unsigned char family_smem[];
+  occtune::kernels::GemmArgs p{a, b, y, m, n, k, k, n, n};
+  V::run(p, family_smem);
+}
+
+template <int S, int COLS, int ROWS, int STAGES>
+Config make_family(bool attr_each = false) {
+  char name[64];
+  std::snprintf(name, sizeof name, "family S%d c%d r%d s%d%s", S, COLS, ROWS, STAGES,
+                attr_each ? " attr" : "");
+  return {name, S, COLS, ROWS, STAGES, 1, false,
+          family<occtune::kernels::SkinnyPipe<S, COLS, ROWS, STAGES>>, attr_each};
 }
 
 #define SPLIT_SET(S, R, ST, W) \
@@ -260,6 +286,11 @@ __global__ void fill(float* p, size_t n, unsigned seed) {
 
 static cudaError_t launch(const Config& c, const float* a, const float* b, float* y, int m,
                           int n, int k) {
+  if (c.attr_each) {
+    const cudaError_t err =
+        cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem()));
+    if (err != cudaSuccess) return err;
+  }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((n + c.cols - 1) / c.cols, (m + c.s - 1) / c.s, c.splits);
   cfg.blockDim = dim3(kThreads);
@@ -304,7 +335,11 @@ int main(int argc, char** argv) {
       make<1, 128, 4, 1, true, 32>(), make<1, 256, 4, 1, true, 32>(),
       make<1, 256, 4, 1, true, 16>(), make<1, 512, 4, 1, true, 16>(),
       make<1, 128, 4, 1, true, 64>(), make<1, 128, 4, 2, true, 32>(),
-      make<4, 128, 4, 1, true, 32>(), make<8, 128, 4, 1, true, 32>()};
+      make<4, 128, 4, 1, true, 32>(), make<8, 128, 4, 1, true, 32>(),
+      make_family<1, 16, 512, 4>(), make_family<1, 32, 256, 4>(), make_family<1, 32, 128, 4>(),
+      make_family<1, 128, 64, 3>(), make_family<4, 32, 128, 4>(), make_family<8, 32, 128, 4>(),
+      make_family<1, 16, 512, 4>(true), make_family<1, 32, 256, 4>(true),
+      make_family<1, 32, 128, 4>(true), make_family<8, 32, 128, 4>(true)};
   for (auto& c : configs) {
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
   }
@@ -386,7 +421,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < use.size(); ++i) rows.push_back({median(t[i + 1]), use[i].name});
     std::sort(rows.begin(), rows.end());
     for (size_t i = 0; i < rows.size(); ++i)
-      if (i < 10)
+      if (i < 6 || rows[i].second.rfind("family", 0) == 0 ||
+          rows[i].second.find(" c32 r") != std::string::npos)
         std::printf("  %-24s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", rows[i].second.c_str(),
                     rows[i].first * 1e3, cub / rows[i].first, bytes / rows[i].first / 1e9);
     for (auto& s : bad) std::printf("  WRONG: %s\n", s.c_str());
