@@ -71,6 +71,13 @@ __device__ __forceinline__ void copy(float* dst, const float* src, int src_bytes
           : "memory");
   }
 }
+// A 16-byte copy without a cache policy (call I: the windows' shared sectors left to L2).
+__device__ __forceinline__ void copy16_plain(float* dst, const float* src, int src_bytes) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void wait_pending() {
@@ -94,7 +101,11 @@ __host__ __device__ constexpr int stage_floats() {
 // each row's aligned window (COLS / 4 + 1 float4s from x0 - o, o the row's floats past a
 // 16-byte boundary) is copied whole, and lane c of a row owns columns c + (COLS / 4) j (four
 // LDS.32 at o + c + (COLS / 4) j).
-template <int S, int COLS, int ROWS, int STAGES, int SPLITS, bool WINDOW>
+// ROWLOOP (window kernels, call I): the copies issued a row per group of COLS / 4 lanes (lane c
+// copies float4 c, lane 0 also the window's last), without a division per copy; PLAIN: those
+// copies without the evict-first policy.
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS, bool WINDOW, bool ROWLOOP = false,
+          bool PLAIN = false>
 __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ a,
                                                       const float* __restrict__ b,
                                                       float* __restrict__ y, int m, int n, int k) {
@@ -122,6 +133,28 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
           const int r = i / L, c = x0 + 4 * (i % L), kk = k0 + r;
           const int bytes = kk < ke ? max(0, min(16, 4 * (n - c))) : 0;
           copy<16>(buf + r * RS + 4 * (i % L), bytes ? b + size_t(kk) * n + c : b, bytes, false);
+        }
+      } else if constexpr (ROWLOOP) {
+        const int slot = warp * G + lane / L, c4 = lane % L;
+        for (int r = slot; r < ROWS; r += kWarps * G) {
+          const int kk = k0 + r, o = offset(kk);
+          for (int q = c4; q <= L; q += L) {
+            if (q == L && (c4 != 0 || o == 0)) break;  // lane 0 takes the last float4
+            const int c = x0 - o + 4 * q;
+            float* dst = buf + r * RS + 4 * q;
+            if (c >= 0 || kk >= ke) {
+              const int bytes = kk < ke ? max(0, min(16, 4 * (n - c))) : 0;
+              const float* src = bytes ? b + size_t(kk) * n + c : b;
+              if constexpr (PLAIN)
+                copy16_plain(dst, src, bytes);
+              else
+                copy<16>(dst, src, bytes, false);
+            } else {
+              for (int j = 0; j < 4; ++j)
+                if (c + j >= 0)
+                  copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0, false);
+            }
+          }
         }
       } else {
         for (int i = tid; i < ROWS * (L + 1); i += kThreads) {
@@ -241,13 +274,14 @@ struct Config {
   }
 };
 
-template <int S, int ROWS, int STAGES, int SPLITS, bool WINDOW, int COLS = 128>
+template <int S, int ROWS, int STAGES, int SPLITS, bool WINDOW, int COLS = 128,
+          bool ROWLOOP = false, bool PLAIN = false>
 Config make() {
   char name[64];
-  std::snprintf(name, sizeof name, "%s S%d c%d r%d s%d z%d", WINDOW ? "window" : "pipe", S, COLS,
-                ROWS, STAGES, SPLITS);
+  std::snprintf(name, sizeof name, "%s S%d c%d r%d s%d z%d", WINDOW ? (ROWLOOP ? PLAIN ?
+                "rowwin-plain" : "rowwin" : "window") : "pipe", S, COLS, ROWS, STAGES, SPLITS);
   return {name, S, COLS, ROWS, STAGES, SPLITS, WINDOW,
-          gemv_pipe<S, COLS, ROWS, STAGES, SPLITS, WINDOW>};
+          gemv_pipe<S, COLS, ROWS, STAGES, SPLITS, WINDOW, ROWLOOP, PLAIN>};
 }
 
 // occtune's kernel (kernels/skinny_pipe.cuh) under the lab's signature, for a comparison in one
@@ -335,6 +369,12 @@ int main(int argc, char** argv) {
       make<1, 128, 4, 1, true, 32>(), make<1, 256, 4, 1, true, 32>(),
       make<1, 256, 4, 1, true, 16>(), make<1, 512, 4, 1, true, 16>(),
       make<1, 128, 4, 1, true, 64>(), make<1, 128, 4, 2, true, 32>(),
+      // Call I: the windows issued a row per lane group, with and without evict-first.
+      make<1, 256, 4, 1, true, 32, true>(), make<1, 256, 4, 1, true, 32, true, true>(),
+      make<1, 128, 4, 1, true, 32, true>(), make<1, 128, 4, 1, true, 32, true, true>(),
+      make<1, 32, 4, 8, true, 128, true>(), make<1, 32, 4, 8, true, 128, true, true>(),
+      make<1, 64, 3, 4, true, 128, true>(), make<1, 64, 3, 4, true, 128, true, true>(),
+      make<1, 512, 4, 1, true, 16, true, true>(),
       make<4, 128, 4, 1, true, 32>(), make<8, 128, 4, 1, true, 32>(),
       make_family<1, 16, 512, 4>(), make_family<1, 32, 256, 4>(), make_family<1, 32, 128, 4>(),
       make_family<1, 128, 64, 3>(), make_family<4, 32, 128, 4>(), make_family<8, 32, 128, 4>(),
