@@ -12,7 +12,7 @@
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
-// Usage: gemv_pipe_lab [--reps N] MxNxK... (M <= 8)
+// Usage: gemv_pipe_lab [--reps N] [--batched] MxNxK... (M <= 8)
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -78,6 +78,12 @@ __device__ __forceinline__ void copy16_plain(float* dst, const float* src, int s
                "r"(src_bytes)
                : "memory");
 }
+__device__ __forceinline__ void copy4_plain(float* dst, const float* src, int src_bytes) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void wait_pending() {
@@ -103,7 +109,7 @@ __host__ __device__ constexpr int stage_floats() {
 // LDS.32 at o + c + (COLS / 4) j).
 // ROWLOOP (window kernels, call I): the copies issued a row per group of COLS / 4 lanes (lane c
 // copies float4 c, lane 0 also the window's last), without a division per copy; PLAIN: those
-// copies without the evict-first policy.
+// copies and A's without the evict-first policy (A's also in the plain kernels, call J).
 template <int S, int COLS, int ROWS, int STAGES, int SPLITS, bool WINDOW, bool ROWLOOP = false,
           bool PLAIN = false>
 __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ a,
@@ -174,7 +180,10 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
       for (int i = tid; i < ROWS * S; i += kThreads) {
         const int r = i / S, s = i % S, kk = k0 + r;
         const bool in = kk < ke && s0 + s < m;
-        copy<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0, false);
+        if constexpr (PLAIN)  // call J: A without the evict-first policy, as occtune copies it
+          copy4_plain(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0);
+        else
+          copy<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0, false);
       }
     }
     commit();
@@ -279,7 +288,8 @@ template <int S, int ROWS, int STAGES, int SPLITS, bool WINDOW, int COLS = 128,
 Config make() {
   char name[64];
   std::snprintf(name, sizeof name, "%s S%d c%d r%d s%d z%d", WINDOW ? (ROWLOOP ? PLAIN ?
-                "rowwin-plain" : "rowwin" : "window") : "pipe", S, COLS, ROWS, STAGES, SPLITS);
+                "rowwin-plain" : "rowwin" : "window") : PLAIN ? "pipe-plainA" : "pipe", S, COLS,
+                ROWS, STAGES, SPLITS);
   return {name, S, COLS, ROWS, STAGES, SPLITS, WINDOW,
           gemv_pipe<S, COLS, ROWS, STAGES, SPLITS, WINDOW, ROWLOOP, PLAIN>};
 }
@@ -339,8 +349,13 @@ static cudaError_t launch(const Config& c, const float* a, const float* b, float
 
 int main(int argc, char** argv) {
   int reps = 30;
+  bool batched = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--batched")) {
+      batched = true;
+      continue;
+    }
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
       continue;
@@ -375,6 +390,9 @@ int main(int argc, char** argv) {
       make<1, 32, 4, 8, true, 128, true>(), make<1, 32, 4, 8, true, 128, true, true>(),
       make<1, 64, 3, 4, true, 128, true>(), make<1, 64, 3, 4, true, 128, true, true>(),
       make<1, 512, 4, 1, true, 16, true, true>(),
+      // Call J: A's copies without the evict-first policy.
+      make<1, 256, 4, 1, false, 32, false, true>(), make<4, 128, 4, 1, false, 32, false, true>(),
+      make<8, 128, 4, 1, false, 32, false, true>(),
       make<4, 128, 4, 1, true, 32>(), make<8, 128, 4, 1, true, 32>(),
       make_family<1, 16, 512, 4>(), make_family<1, 32, 256, 4>(), make_family<1, 32, 128, 4>(),
       make_family<1, 128, 64, 3>(), make_family<4, 32, 128, 4>(), make_family<8, 32, 128, 4>(),
@@ -433,7 +451,32 @@ int main(int argc, char** argv) {
       if (worst > 1e-4 * std::sqrt(double(k)) + 1e-5) bad.push_back(c.name);
     }
     std::vector<std::vector<float>> t(use.size() + 1);
-    for (int rep = 0; rep < reps; ++rep) {
+    // --batched (call J): occtune's LaunchSampler's pattern instead, every sample of one
+    // configuration enqueued (flush, event, launch, event) before one synchronisation.
+    if (batched) {
+      std::vector<cudaEvent_t> ev(2 * size_t(reps));
+      for (auto& e : ev) CK(cudaEventCreate(&e));
+      for (size_t i = 0; i <= use.size(); ++i) {
+        for (int rep = 0; rep < reps; ++rep) {
+          CK(cudaMemsetAsync(flush, rep, flush_bytes));
+          CK(cudaEventRecord(ev[2 * size_t(rep)]));
+          if (i == 0) {
+            if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
+          } else {
+            CK(launch(use[i - 1], a, b, y, m, n, k));
+          }
+          CK(cudaEventRecord(ev[2 * size_t(rep) + 1]));
+        }
+        CK(cudaEventSynchronize(ev.back()));
+        for (int rep = 0; rep < reps; ++rep) {
+          float ms;
+          CK(cudaEventElapsedTime(&ms, ev[2 * size_t(rep)], ev[2 * size_t(rep) + 1]));
+          t[i].push_back(ms);
+        }
+      }
+      for (auto& e : ev) CK(cudaEventDestroy(e));
+    }
+    for (int rep = 0; rep < (batched ? 0 : reps); ++rep) {
       for (size_t i = 0; i <= use.size(); ++i) {
         CK(cudaMemsetAsync(flush, rep, flush_bytes));
         CK(cudaEventRecord(e0));
