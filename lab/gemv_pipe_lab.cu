@@ -12,7 +12,7 @@
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
-// Usage: gemv_pipe_lab [--reps N] [--batched] MxNxK... (M <= 8)
+// Usage: gemv_pipe_lab [--reps N] [--batched] [--flush-zero] [--default-math] MxNxK... (M <= 8)
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -349,9 +349,19 @@ static cudaError_t launch(const Config& c, const float* a, const float* b, float
 
 int main(int argc, char** argv) {
   int reps = 30;
-  bool batched = false;
+  bool batched = false, flush_zero = false, default_math = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
+    // Call L: the flush writes zeros every time, and cuBLAS in its default math mode, as
+    // occtune's ShapeBench does (the lab: the round number, and pedantic math).
+    if (!std::strcmp(argv[i], "--flush-zero")) {
+      flush_zero = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--default-math")) {
+      default_math = true;
+      continue;
+    }
     if (!std::strcmp(argv[i], "--batched")) {
       batched = true;
       continue;
@@ -403,7 +413,7 @@ int main(int argc, char** argv) {
   }
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
-  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+  cublasSetMathMode(h, default_math ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH);
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   const size_t flush_bytes = size_t(l2) * 2;
@@ -458,7 +468,7 @@ int main(int argc, char** argv) {
       for (auto& e : ev) CK(cudaEventCreate(&e));
       for (size_t i = 0; i <= use.size(); ++i) {
         for (int rep = 0; rep < reps; ++rep) {
-          CK(cudaMemsetAsync(flush, rep, flush_bytes));
+          CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes));
           CK(cudaEventRecord(ev[2 * size_t(rep)]));
           if (i == 0) {
             if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
@@ -478,7 +488,7 @@ int main(int argc, char** argv) {
     }
     for (int rep = 0; rep < (batched ? 0 : reps); ++rep) {
       for (size_t i = 0; i <= use.size(); ++i) {
-        CK(cudaMemsetAsync(flush, rep, flush_bytes));
+        CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes));
         CK(cudaEventRecord(e0));
         if (i == 0) {
           if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
