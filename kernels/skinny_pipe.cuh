@@ -75,35 +75,98 @@ struct SkinnyPipeIn {
   static constexpr std::size_t workspace_bytes(long long, long long) { return 0; }
   __host__ __device__ static unsigned* tickets(const GemmArgs&) { return nullptr; }
 
+  // Copies per thread and slab, and the rows between a thread's copies: a block's 256 threads
+  // cover 256 / W consecutive rows per pass of W copies a row (B: COLS / 4 float4s or COLS
+  // floats; A: S floats), so a thread's column and its first row are fixed.
+  static constexpr int kVecRowsPerPass = kSkinnyThreads / kLanes;
+  static constexpr int kElemRowsPerPass = kSkinnyThreads / COLS;
+  static constexpr int kSmallRowsPerPass = kSkinnyThreads / S;
+  static_assert(kSkinnyThreads % COLS == 0 && kSkinnyThreads % S == 0 &&
+                    ROWS % kVecRowsPerPass == 0 && ROWS % kElemRowsPerPass == 0,
+                "skinny pipe: whole passes of the block's copies");
+
+  // What one thread copies, worked out once from the launch's arguments (run): the copies of a
+  // slab are then a pointer step and a row test each. Issued from the arguments directly, ptxas
+  // re-read them per copy: occtune's build ran 6-18% slower than the same kernel built with its
+  // arguments known (docs/PERFORMANCE.md, "The cp.async ring").
+  struct Copies {
+    const float* b;        // this thread's first element of B in slab 0 (or B, if none)
+    const float* a;        // this thread's first element of A in slab 0 (or A, if none)
+    const float* b_any;    // a valid source for zero-filled copies
+    const float* a_any;
+    std::size_t b_slab;    // elements between a thread's copies of consecutive slabs
+    std::size_t b_pass;    // elements between its copies of one slab
+    int b_row, b_bytes;    // first row; bytes of its column (0 past N)
+    int a_row;             // first k of its A copies; -1 past M
+    int k;
+    bool vec;
+  };
+
+  __device__ __forceinline__ static Copies plan_copies(const GemmArgs& p, int x0, int s0) {
+    Copies c;
+    const int t = int(threadIdx.x);
+    c.vec = tile::aligned16(p.b) && p.ldb % 4 == 0;
+    c.k = p.k;
+    c.b_any = p.b;
+    c.a_any = p.a;
+    const std::size_t ldb = std::size_t(p.ldb);
+    int col;
+    if (c.vec) {
+      col = x0 + 4 * (t % kLanes);
+      c.b_row = t / kLanes;
+      const int left = 4 * (p.n - col);
+      c.b_bytes = left <= 0 ? 0 : left < 16 ? left : 16;
+      c.b_pass = std::size_t(kVecRowsPerPass) * ldb;
+    } else {
+      col = x0 + t % COLS;
+      c.b_row = t / COLS;
+      c.b_bytes = col < p.n ? 4 : 0;
+      c.b_pass = std::size_t(kElemRowsPerPass) * ldb;
+    }
+    c.b_slab = std::size_t(ROWS) * ldb;
+    c.b = c.b_bytes ? p.b + std::size_t(c.b_row) * ldb + col : p.b;
+    const int s = t % S;
+    c.a_row = s0 + s < p.m ? t / S : -1;
+    c.a = c.a_row >= 0 ? p.a + std::size_t(s0 + s) * std::size_t(p.lda) + c.a_row : p.a;
+    return c;
+  }
+
   // Issues the copies of slab st (rows st * ROWS ...) into its stage, then commits the group
   // (an empty one past the last slab, so that every thread's group count stays in step).
-  __device__ static void issue(const GemmArgs& p, float* sm, int st, int slabs, int x0, int s0,
-                               bool vec) {
+  __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
     if (st < slabs) {
       float* buf = sm + (st % STAGES) * kStageFloats;
+      const int t = int(threadIdx.x);
       const int k0 = st * ROWS;
-      if (vec) {
-        for (int i = int(threadIdx.x); i < ROWS * kLanes; i += kSkinnyThreads) {
-          const int r = i / kLanes, q = i % kLanes, kk = k0 + r, c = x0 + 4 * q;
-          const int left = 4 * (p.n - c);
-          const int bytes = kk < p.k ? (left < 0 ? 0 : left < 16 ? left : 16) : 0;
-          const float* src = bytes ? p.b + std::size_t(kk) * std::size_t(p.ldb) + c : p.b;
-          skinny_copy_async<16>(buf + r * COLS + 4 * q, src, bytes);
+      const float* b = c.b + std::size_t(st) * c.b_slab;
+      if (c.vec) {
+        float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
+          const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
+          const float* src = bytes ? b + j * c.b_pass : c.b_any;
+          skinny_copy_async<16>(dst + j * kVecRowsPerPass * COLS, src, bytes);
         }
       } else {
-        for (int i = int(threadIdx.x); i < ROWS * COLS; i += kSkinnyThreads) {
-          const int r = i / COLS, c = x0 + i % COLS, kk = k0 + r;
-          const bool in = kk < p.k && c < p.n;
-          const float* src = in ? p.b + std::size_t(kk) * std::size_t(p.ldb) + c : p.b;
-          skinny_copy_async<4>(buf + i, src, in ? 4 : 0);
+        float* dst = buf + c.b_row * COLS + t % COLS;
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < ROWS / kElemRowsPerPass; ++j) {
+          const int bytes = k0 + c.b_row + j * kElemRowsPerPass < c.k ? c.b_bytes : 0;
+          const float* src = bytes ? b + j * c.b_pass : c.b_any;
+          skinny_copy_async<4>(dst + j * kElemRowsPerPass * COLS, src, bytes);
         }
       }
-      // A is read by every column tile: plain copies, no evict-first.
-      for (int i = int(threadIdx.x); i < ROWS * S; i += kSkinnyThreads) {
-        const int r = i / S, s = i % S, kk = k0 + r;
-        const bool in = kk < p.k && s0 + s < p.m;
-        const float* src = in ? p.a + std::size_t(s0 + s) * std::size_t(p.lda) + kk : p.a;
-        tile::copy_async<4>(buf + ROWS * COLS + i, src, in ? 4 : 0);
+      // A is read by every column tile: plain copies, no evict-first. Row r of the slab holds
+      // A's S values at k0 + r.
+      float* a_dst = buf + ROWS * COLS + t;
+      const float* a = c.a + k0;
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+        if (t + j * kSkinnyThreads >= ROWS * S) break;
+        const int row = c.a_row + j * kSmallRowsPerPass;
+        const bool in = c.a_row >= 0 && k0 + row < c.k;
+        tile::copy_async<4>(a_dst + j * kSkinnyThreads, in ? a + j * kSmallRowsPerPass : c.a_any,
+                            in ? 4 : 0);
       }
     }
     tile::copy_commit();
@@ -114,17 +177,17 @@ struct SkinnyPipeIn {
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x0 = int(blockIdx.x) * COLS, s0 = int(blockIdx.y) * S;
     const int slabs = (p.k + ROWS - 1) / ROWS;
-    const bool vec = tile::aligned16(p.b) && p.ldb % 4 == 0;
+    const Copies copies = plan_copies(p, x0, s0);
     float acc[S][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
     OCCTUNE_SKINNY_UNROLL
-    for (int st = 0; st < STAGES - 1; ++st) issue(p, sm, st, slabs, x0, s0, vec);
+    for (int st = 0; st < STAGES - 1; ++st) issue(copies, sm, st, slabs);
     const int slot = warp * kGroups + lane / kLanes, q = lane % kLanes;
     for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
-      issue(p, sm, st + STAGES - 1, slabs, x0, s0, vec);  // into slab st - 1's stage
+      issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
       const float* buf = sm + (st % STAGES) * kStageFloats;
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < ROWS / kSlots; ++j) {
