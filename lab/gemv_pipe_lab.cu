@@ -13,7 +13,7 @@
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/gemv_pipe_lab.cu -lcublas -o gemv_pipe_lab
 // Usage: gemv_pipe_lab [--reps N] [--batched] [--flush-zero] [--default-math] [--full-mantissa]
-//   MxNxK... (M <= 8)
+//   [--own-stream] MxNxK... (M <= 8)
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -40,6 +40,9 @@
 
 namespace cg = cooperative_groups;
 constexpr int kThreads = 256, kWarps = 8;
+// --own-stream (call O): every launch, flush, event and cuBLAS call on one created non-blocking
+// stream, as occtune's LaunchSampler uses; otherwise the legacy default stream.
+static cudaStream_t g_stream = nullptr;
 
 template <int BYTES>
 __device__ __forceinline__ void copy(float* dst, const float* src, int src_bytes, bool pf) {
@@ -278,6 +281,8 @@ struct Config {
   // Whether every launch sets the kernel's shared-memory limit first, as occtune's
   // launch_variant did (call H): a host call between the start event and the launch.
   bool attr_each = false;
+  // Set for the kernels entered with occtune's GemmArgs (family_args); f is then unused.
+  void (*g)(occtune::kernels::GemmArgs) = nullptr;
   size_t smem() const {
     const int rs = !window ? cols : cols < 128 ? cols + cols / 4 : cols + 4;
     return size_t(stages) * (rows * rs + rows * s) * sizeof(float);
@@ -304,6 +309,23 @@ __global__ void __launch_bounds__(kThreads) family(const float* __restrict__ a,
   extern __shared__ __align__(16) unsigned char family_smem[];
   occtune::kernels::GemmArgs p{a, b, y, m, n, k, k, n, n};
   V::run(p, family_smem);
+}
+
+// The same kernel entered exactly as occtune's gemm_entry enters it (call P): the arguments as
+// one GemmArgs by value, so the compiler knows nothing of lda = k, ldb = ldc = n or the pointers'
+// disjointness, as in occtune's build.
+template <class V>
+__global__ void __launch_bounds__(kThreads) family_args(occtune::kernels::GemmArgs p) {
+  extern __shared__ __align__(16) unsigned char family_smem[];
+  V::run(p, family_smem);
+}
+template <int S, int COLS, int ROWS, int STAGES>
+Config make_family_args() {
+  char name[64];
+  std::snprintf(name, sizeof name, "family-args S%d c%d r%d s%d", S, COLS, ROWS, STAGES);
+  Config c{name, S, COLS, ROWS, STAGES, 1, false, nullptr};
+  c.g = family_args<occtune::kernels::SkinnyPipe<S, COLS, ROWS, STAGES>>;
+  return c;
 }
 
 template <int S, int COLS, int ROWS, int STAGES>
@@ -346,16 +368,26 @@ static cudaError_t launch(const Config& c, const float* a, const float* b, float
   attr[0].val.clusterDim.x = 1, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = c.splits;
   cfg.attrs = attr;
   cfg.numAttrs = c.splits > 1 ? 1 : 0;
+  cfg.stream = g_stream;
+  if (c.g) {
+    const occtune::kernels::GemmArgs p{a, b, y, m, n, k, k, n, n};
+    return cudaLaunchKernelEx(&cfg, c.g, p);
+  }
   return cudaLaunchKernelEx(&cfg, c.f, a, b, y, m, n, k);
 }
 
 int main(int argc, char** argv) {
   int reps = 30;
   bool batched = false, flush_zero = false, default_math = false, full_mantissa = false;
+  bool own_stream = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
     // Call L: the flush writes zeros every time, and cuBLAS in its default math mode, as
     // occtune's ShapeBench does (the lab: the round number, and pedantic math).
+    if (!std::strcmp(argv[i], "--own-stream")) {
+      own_stream = true;
+      continue;
+    }
     if (!std::strcmp(argv[i], "--full-mantissa")) {
       full_mantissa = true;
       continue;
@@ -413,13 +445,22 @@ int main(int argc, char** argv) {
       make_family<1, 16, 512, 4>(), make_family<1, 32, 256, 4>(), make_family<1, 32, 128, 4>(),
       make_family<1, 128, 64, 3>(), make_family<4, 32, 128, 4>(), make_family<8, 32, 128, 4>(),
       make_family<1, 16, 512, 4>(true), make_family<1, 32, 256, 4>(true),
-      make_family<1, 32, 128, 4>(true), make_family<8, 32, 128, 4>(true)};
+      make_family<1, 32, 128, 4>(true), make_family<8, 32, 128, 4>(true),
+      make_family_args<1, 32, 256, 4>(), make_family_args<1, 32, 128, 4>(),
+      make_family_args<8, 32, 128, 4>()};
   for (auto& c : configs) {
-    CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
+    if (c.g)
+      CK(cudaFuncSetAttribute(c.g, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
+    else
+      CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
   }
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
   cublasSetMathMode(h, default_math ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH);
+  if (own_stream) {
+    CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    if (cublasSetStream(h, g_stream) != CUBLAS_STATUS_SUCCESS) return 4;
+  }
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   const size_t flush_bytes = size_t(l2) * 2;
@@ -444,6 +485,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&ref, mn * 4));
     fill<<<1024, 256>>>(a, size_t(m) * k, 1, full_mantissa);
     fill<<<1024, 256>>>(b, size_t(k) * n, 2, full_mantissa);
+    CK(cudaDeviceSynchronize());  // the fills are on the legacy stream, g_stream may not be
     const float one = 1.f, zero = 0.f;
     auto run_cublas = [&] {
       return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, ref, n);
@@ -456,6 +498,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> bad;
     for (auto& c : use) {
       CK(cudaMemset(y, 0xff, mn * 4));
+      CK(cudaDeviceSynchronize());
       CK(launch(c, a, b, y, m, n, k));
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(got.data(), y, mn * 4, cudaMemcpyDeviceToHost));
@@ -474,14 +517,14 @@ int main(int argc, char** argv) {
       for (auto& e : ev) CK(cudaEventCreate(&e));
       for (size_t i = 0; i <= use.size(); ++i) {
         for (int rep = 0; rep < reps; ++rep) {
-          CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes));
-          CK(cudaEventRecord(ev[2 * size_t(rep)]));
+          CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes, g_stream));
+          CK(cudaEventRecord(ev[2 * size_t(rep)], g_stream));
           if (i == 0) {
             if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
           } else {
             CK(launch(use[i - 1], a, b, y, m, n, k));
           }
-          CK(cudaEventRecord(ev[2 * size_t(rep) + 1]));
+          CK(cudaEventRecord(ev[2 * size_t(rep) + 1], g_stream));
         }
         CK(cudaEventSynchronize(ev.back()));
         for (int rep = 0; rep < reps; ++rep) {
@@ -494,14 +537,14 @@ int main(int argc, char** argv) {
     }
     for (int rep = 0; rep < (batched ? 0 : reps); ++rep) {
       for (size_t i = 0; i <= use.size(); ++i) {
-        CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes));
-        CK(cudaEventRecord(e0));
+        CK(cudaMemsetAsync(flush, flush_zero ? 0 : rep, flush_bytes, g_stream));
+        CK(cudaEventRecord(e0, g_stream));
         if (i == 0) {
           if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
         } else {
           CK(launch(use[i - 1], a, b, y, m, n, k));
         }
-        CK(cudaEventRecord(e1));
+        CK(cudaEventRecord(e1, g_stream));
         CK(cudaEventSynchronize(e1));
         float ms;
         CK(cudaEventElapsedTime(&ms, e0, e1));
