@@ -4,9 +4,9 @@
 // barriers; there is no K split, so no workspace and no second kernel (as cuBLAS's gemv runs:
 // one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
 // expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on
-// the H200 (docs/PERFORMANCE.md, "skinny"). SIDE 0 in nn only (B contiguous along the output's
-// columns). Rows of B that are not 16-byte aligned are copied element by element (4-byte
-// cp.async): correct, and slow, so the tuner picks the register kernels there.
+// the H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along
+// the output's columns). Rows of B that are not 16-byte aligned are copied element by element
+// (4-byte cp.async): correct, and slow, so the tuner picks the register kernels there.
 #pragma once
 
 #include <cstddef>
