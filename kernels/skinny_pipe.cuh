@@ -18,30 +18,6 @@
 
 namespace occtune::kernels {
 
-// cp.async of B with B's lines marked evict-first in L2, as skinny_load4 marks them: B is read
-// once. Elsewhere (the host emulator, architectures before sm_80) tile::copy_async.
-template <int kBytes>
-__device__ __forceinline__ void skinny_copy_async(float* dst, const float* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (kBytes == 16) {
-    asm volatile(
-        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
-        " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, policy;\n}" ::"r"(d),
-        "l"(src), "r"(src_bytes)
-        : "memory");
-  } else {
-    asm volatile(
-        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
-        " cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, policy;\n}" ::"r"(d),
-        "l"(src), "r"(src_bytes)
-        : "memory");
-  }
-#else
-  tile::copy_async<kBytes>(dst, src, src_bytes);
-#endif
-}
-
 // S rows of C (blockIdx.y) by a COLS-column tile (blockIdx.x) over all of K. COLS / 4 lanes
 // share a row of B (four columns each), so a warp takes 128 / COLS rows of a slab at once and
 // the block's 8 warps take 1024 / COLS; each slab also holds A's ROWS x S values. At the end
@@ -145,7 +121,7 @@ struct SkinnyPipeIn {
         for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          skinny_copy_async<16>(dst + j * kVecRowsPerPass * COLS, src, bytes);
+          tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
         }
       } else {
         float* dst = buf + c.b_row * COLS + t % COLS;
@@ -153,7 +129,7 @@ struct SkinnyPipeIn {
         for (int j = 0; j < ROWS / kElemRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kElemRowsPerPass < c.k ? c.b_bytes : 0;
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          skinny_copy_async<4>(dst + j * kElemRowsPerPass * COLS, src, bytes);
+          tile::copy_async<4, true>(dst + j * kElemRowsPerPass * COLS, src, bytes);
         }
       }
       // A is read by every column tile: plain copies, no evict-first. Row r of the slab holds

@@ -14,25 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                 \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
-
-__global__ void fill(float* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = float(h & 0xffff) / 32768.0f - 1.0f;
-  }
-}
+#include "lab_support.cuh"
 
 int main(int argc, char** argv) {
   int reps = 20;
@@ -53,42 +35,42 @@ int main(int argc, char** argv) {
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);  // fp32 FMA, no TF32
   int l2 = 0;
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   float* flush;
-  CHECK(cudaMalloc(&flush, size_t(l2) * 2));
+  CK(cudaMalloc(&flush, size_t(l2) * 2));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
   for (size_t s = 0; s < dims.size(); s += 3) {
     const int m = dims[s], n = dims[s + 1], k = dims[s + 2];
     float *a, *b, *c;
-    CHECK(cudaMalloc(&a, size_t(m) * k * 4));
-    CHECK(cudaMalloc(&b, size_t(k) * n * 4));
-    CHECK(cudaMalloc(&c, size_t(m) * n * 4));
+    CK(cudaMalloc(&a, size_t(m) * k * 4));
+    CK(cudaMalloc(&b, size_t(k) * n * 4));
+    CK(cudaMalloc(&c, size_t(m) * n * 4));
     fill<<<1024, 256>>>(a, size_t(m) * k, 1);
     fill<<<1024, 256>>>(b, size_t(k) * n, 2);
     const float one = 1, zero = 0;
     std::vector<float> ms;
     for (int r = 0; r < reps + 3; ++r) {
-      CHECK(cudaMemsetAsync(flush, r, size_t(l2) * 2));
-      CHECK(cudaEventRecord(e0));
+      CK(cudaMemsetAsync(flush, r, size_t(l2) * 2));
+      CK(cudaEventRecord(e0));
       // Row-major C = A B is column-major C^T = B^T A^T.
       if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n) !=
           CUBLAS_STATUS_SUCCESS)
         return 4;
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
       float t;
-      CHECK(cudaEventElapsedTime(&t, e0, e1));
+      CK(cudaEventElapsedTime(&t, e0, e1));
       if (r >= 3) ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
     const double med = ms[ms.size() / 2];
     std::printf("%dx%dx%d cublas median %.4f ms  %.1f TFLOP/s\n", m, n, k, med,
                 2.0 * m * n * k / med / 1e9);
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-    CHECK(cudaFree(c));
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
   }
   return 0;
 }

@@ -28,15 +28,7 @@
 #include <vector>
 
 #include "kernels/skinny.cuh"  // occtune's SkinnyPipe, run here beside the lab's kernels
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "lab_support.cuh"
 
 namespace cg = cooperative_groups;
 constexpr int kThreads = 256, kWarps = 8;
@@ -44,54 +36,13 @@ constexpr int kThreads = 256, kWarps = 8;
 // stream, as occtune's LaunchSampler uses; otherwise the legacy default stream.
 static cudaStream_t g_stream = nullptr;
 
+// cp.async through occtune's own wrappers (kernels/tile_core.cuh): evict-first for B (and for
+// A unless PLAIN), plain copies for call I's and J's PLAIN kernels. (Call A also measured
+// the .L2::256B prefetch hint, "pf": no clear gain, not kept.)
+namespace tile = occtune::kernels::tile;
 template <int BYTES>
-__device__ __forceinline__ void copy(float* dst, const float* src, int src_bytes, bool pf) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (BYTES == 16) {
-    if (pf)
-      asm volatile(
-          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-          " cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, pol;\n}" ::"r"(d),
-          "l"(src), "r"(src_bytes)
-          : "memory");
-    else
-      asm volatile(
-          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-          " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}" ::"r"(d),
-          "l"(src), "r"(src_bytes)
-          : "memory");
-  } else {
-    if (pf)
-      asm volatile(
-          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-          " cp.async.ca.shared.global.L2::cache_hint.L2::256B [%0], [%1], 4, %2, pol;\n}" ::"r"(d),
-          "l"(src), "r"(src_bytes)
-          : "memory");
-    else
-      asm volatile(
-          "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-          " cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, pol;\n}" ::"r"(d),
-          "l"(src), "r"(src_bytes)
-          : "memory");
-  }
-}
-// A 16-byte copy without a cache policy (call I: the windows' shared sectors left to L2).
-__device__ __forceinline__ void copy16_plain(float* dst, const float* src, int src_bytes) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void copy4_plain(float* dst, const float* src, int src_bytes) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wait_pending() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+__device__ __forceinline__ void copy(float* dst, const float* src, int src_bytes) {
+  tile::copy_async<BYTES, true>(dst, src, src_bytes);
 }
 
 // Floats between the starts of two rows of a stage: a window row holds one float4 more, and
@@ -142,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
         for (int i = tid; i < ROWS * L; i += kThreads) {
           const int r = i / L, c = x0 + 4 * (i % L), kk = k0 + r;
           const int bytes = kk < ke ? max(0, min(16, 4 * (n - c))) : 0;
-          copy<16>(buf + r * RS + 4 * (i % L), bytes ? b + size_t(kk) * n + c : b, bytes, false);
+          copy<16>(buf + r * RS + 4 * (i % L), bytes ? b + size_t(kk) * n + c : b, bytes);
         }
       } else if constexpr (ROWLOOP) {
         const int slot = warp * G + lane / L, c4 = lane % L;
@@ -156,13 +107,13 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
               const int bytes = kk < ke ? max(0, min(16, 4 * (n - c))) : 0;
               const float* src = bytes ? b + size_t(kk) * n + c : b;
               if constexpr (PLAIN)
-                copy16_plain(dst, src, bytes);
+                tile::copy_async<16>(dst, src, bytes);
               else
-                copy<16>(dst, src, bytes, false);
+                copy<16>(dst, src, bytes);
             } else {
               for (int j = 0; j < 4; ++j)
                 if (c + j >= 0)
-                  copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0, false);
+                  copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0);
             }
           }
         }
@@ -173,11 +124,11 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
           float* dst = buf + r * RS + 4 * q;
           if (c >= 0 || kk >= ke) {  // c < 0: the first window of a misaligned row at x0 = 0
             const int bytes = kk < ke && (q < L || o != 0) ? max(0, min(16, 4 * (n - c))) : 0;
-            copy<16>(dst, bytes ? b + size_t(kk) * n + c : b, bytes, false);
+            copy<16>(dst, bytes ? b + size_t(kk) * n + c : b, bytes);
           } else {
             for (int j = 0; j < 4; ++j)
               if (c + j >= 0)
-                copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0, false);
+                copy<4>(dst + j, b + size_t(kk) * n + c + j, c + j < n ? 4 : 0);
           }
         }
       }
@@ -185,12 +136,13 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
         const int r = i / S, s = i % S, kk = k0 + r;
         const bool in = kk < ke && s0 + s < m;
         if constexpr (PLAIN)  // call J: A without the evict-first policy, as occtune copies it
-          copy4_plain(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0);
+          tile::copy_async<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a,
+                              in ? 4 : 0);
         else
-          copy<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0, false);
+          copy<4>(buf + ROWS * RS + i, in ? a + size_t(s0 + s) * k + kk : a, in ? 4 : 0);
       }
     }
-    commit();
+    tile::copy_commit();
   };
   float acc[S][4];
 #pragma unroll
@@ -199,7 +151,7 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
   for (int st = 0; st < STAGES - 1; ++st) issue(st);
   const int g = warp * G + lane / L, c4 = lane % L;  // this lane's row slot and float4
   for (int st = 0; st < slabs; ++st) {
-    wait_pending<STAGES - 2>();
+    tile::copy_wait<STAGES - 2>();
     __syncthreads();
     issue(st + STAGES - 1);
     const float* buf = sm + (st % STAGES) * F;
@@ -232,7 +184,7 @@ __global__ void __launch_bounds__(kThreads) gemv_pipe(const float* __restrict__ 
         for (int j = 0; j < 4; ++j) acc[s][j] = fmaf(as[s], v[j], acc[s][j]);
     }
   }
-  wait_pending<0>();
+  tile::copy_wait<0>();
   __syncthreads();
   // Row-slot sums in slot order: red[s][slot][col] (col the tile column), then part[s][col].
   constexpr int kSlots = kWarps * G;
@@ -339,18 +291,6 @@ Config make_family(bool attr_each = false) {
 
 #define SPLIT_SET(S, R, ST, W) \
   make<S, R, ST, 1, W>(), make<S, R, ST, 2, W>(), make<S, R, ST, 4, W>(), make<S, R, ST, 8, W>()
-
-// full: every bit of the mantissa random (call N; as occtune's generator), not 16 of them.
-__global__ void fill(float* p, size_t n, unsigned seed, bool full = false) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = full ? float(h >> 8) / 8388608.0f - 1.0f : float(h & 0xffff) / 32768.0f - 1.0f;
-  }
-}
 
 static cudaError_t launch(const Config& c, const float* a, const float* b, float* y, int m,
                           int n, int k) {

@@ -13,14 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "lab_support.cuh"
 
 __device__ __forceinline__ float4 load_plain(const float4* p) { return __ldg(p); }
 __device__ __forceinline__ float4 load_evict_first(const float4* p) {

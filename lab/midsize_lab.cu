@@ -24,17 +24,9 @@
 #include "kernels/splitk.cuh"
 #include "kernels/streamk.cuh"
 #include "kernels/streamk_launch.cuh"
+#include "lab_support.cuh"
 
 using namespace occtune::kernels;
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 // The entry with a chosen minimum of blocks per SM (0: the variant's own), to see what the
 // register budget does to one tile.
@@ -167,16 +159,6 @@ std::vector<Variant> variants() {
   };
 }
 
-__global__ void fill(float* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = float(h & 0xffff) / 32768.0f - 1.0f;
-  }
-}
 __global__ void poison(float* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x)
