@@ -123,6 +123,7 @@ struct SkinnyIn {
   static constexpr int kS = S, kSide = SIDE, kSplits = SPLITS, kLanes = LANES;
   static constexpr bool kCluster = CLUSTER, kRealign = REALIGN;
   static constexpr int kPipeRows = 0, kPipeStages = 0;  // not a ring (skinny_pipe.cuh)
+  static constexpr bool kPipeWindow = false;
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -630,61 +631,77 @@ namespace occtune::kernels {
 
 // The registered instantiations (kernels/skinny.cu): Skinny<S, SIDE, SPLITS>,
 // SkinnyNarrow<S, SIDE, LANES>, SkinnyCluster<S, SIDE, SPLITS>, their realigning counterparts
-// and the cp.async ring SkinnyPipe<S, COLS, ROWS, STAGES> (kernels/skinny_pipe.cuh). nn has
-// every S for both sides with 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32
-// columns), S = 1 with 8 splits in a cluster, S = 1's split tiles and cluster realigning, and
-// the ring for S = 1 (16-, 32- and 128-column tiles), 4 and 8 (32 columns); nt, tn and tt a
-// subset (1, 8, 16 rows; 8 splits).
-#define OCCTUNE_SKINNY_VARIANTS(X) \
-  X(Skinny<1, 0, 1>)               \
-  X(Skinny<1, 0, 8>)               \
-  X(Skinny<1, 0, 16>)              \
-  X(Skinny<1, 0, 32>)              \
-  X(SkinnyRealign<1, 0, 8>)        \
-  X(SkinnyRealign<1, 0, 16>)       \
-  X(SkinnyRealign<1, 0, 32>)       \
-  X(SkinnyNarrow<1, 0, 4>)         \
-  X(SkinnyNarrow<1, 0, 8>)         \
-  X(SkinnyPipe<1, 16, 512, 4>)     \
-  X(SkinnyPipe<1, 32, 256, 4>)     \
-  X(SkinnyPipe<1, 32, 128, 4>)     \
-  X(SkinnyPipe<1, 128, 64, 3>)     \
-  X(SkinnyPipe<4, 32, 128, 4>)     \
-  X(SkinnyPipe<8, 32, 128, 4>)     \
-  X(Skinny<4, 0, 1>)               \
-  X(Skinny<4, 0, 8>)               \
-  X(Skinny<4, 0, 16>)              \
-  X(Skinny<4, 0, 32>)              \
-  X(Skinny<8, 0, 1>)               \
-  X(Skinny<8, 0, 8>)               \
-  X(Skinny<8, 0, 16>)              \
-  X(Skinny<8, 0, 32>)              \
-  X(Skinny<16, 0, 1>)              \
-  X(Skinny<16, 0, 8>)              \
-  X(Skinny<16, 0, 16>)             \
-  X(Skinny<16, 0, 32>)             \
-  X(Skinny<1, 1, 1>)               \
-  X(Skinny<1, 1, 8>)               \
-  X(Skinny<1, 1, 16>)              \
-  X(Skinny<1, 1, 32>)              \
-  X(Skinny<4, 1, 1>)               \
-  X(Skinny<4, 1, 8>)               \
-  X(Skinny<4, 1, 16>)              \
-  X(Skinny<4, 1, 32>)              \
-  X(Skinny<8, 1, 1>)               \
-  X(Skinny<8, 1, 8>)               \
-  X(Skinny<8, 1, 16>)              \
-  X(Skinny<8, 1, 32>)              \
-  X(Skinny<16, 1, 1>)              \
-  X(Skinny<16, 1, 8>)              \
-  X(Skinny<16, 1, 16>)             \
+// and the cp.async ring SkinnyPipe<S, COLS, ROWS, STAGES> (kernels/skinny_pipe.cuh) with its
+// windowed twin SkinnyPipeWindow for rows of any alignment. nn has every S for both sides with
+// 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32 columns), S = 1 with 8 splits in a
+// cluster, S = 1's split tiles and cluster realigning, the ring for S = 1 (16-, 32-, 64- and
+// 128-column tiles), 4 and 8 (32 columns), the windowed ring for S = 1 (32-, 64- and
+// 128-column windows), 4 (32) and 8 (32 and 64), and (sm_90) either ring with K split over a
+// cluster of 4 or 8 blocks for narrow N; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+#define OCCTUNE_SKINNY_VARIANTS(X)   \
+  X(Skinny<1, 0, 1>)                 \
+  X(Skinny<1, 0, 8>)                 \
+  X(Skinny<1, 0, 16>)                \
+  X(Skinny<1, 0, 32>)                \
+  X(SkinnyRealign<1, 0, 8>)          \
+  X(SkinnyRealign<1, 0, 16>)         \
+  X(SkinnyRealign<1, 0, 32>)         \
+  X(SkinnyNarrow<1, 0, 4>)           \
+  X(SkinnyNarrow<1, 0, 8>)           \
+  X(SkinnyPipe<1, 16, 512, 4>)       \
+  X(SkinnyPipe<1, 32, 256, 4>)       \
+  X(SkinnyPipe<1, 32, 128, 4>)       \
+  X(SkinnyPipe<1, 128, 64, 3>)       \
+  X(SkinnyPipe<4, 32, 128, 4>)       \
+  X(SkinnyPipe<8, 32, 128, 4>)       \
+  X(SkinnyPipe<1, 64, 128, 4>)       \
+  X(SkinnyPipeWindow<1, 32, 256, 4>) \
+  X(SkinnyPipeWindow<1, 32, 128, 4>) \
+  X(SkinnyPipeWindow<1, 64, 128, 4>) \
+  X(SkinnyPipeWindow<1, 128, 64, 3>) \
+  X(SkinnyPipeWindow<4, 32, 128, 4>) \
+  X(SkinnyPipeWindow<8, 32, 128, 4>) \
+  X(SkinnyPipeWindow<8, 64, 64, 4>)  \
+  X(Skinny<4, 0, 1>)                 \
+  X(Skinny<4, 0, 8>)                 \
+  X(Skinny<4, 0, 16>)                \
+  X(Skinny<4, 0, 32>)                \
+  X(Skinny<8, 0, 1>)                 \
+  X(Skinny<8, 0, 8>)                 \
+  X(Skinny<8, 0, 16>)                \
+  X(Skinny<8, 0, 32>)                \
+  X(Skinny<16, 0, 1>)                \
+  X(Skinny<16, 0, 8>)                \
+  X(Skinny<16, 0, 16>)               \
+  X(Skinny<16, 0, 32>)               \
+  X(Skinny<1, 1, 1>)                 \
+  X(Skinny<1, 1, 8>)                 \
+  X(Skinny<1, 1, 16>)                \
+  X(Skinny<1, 1, 32>)                \
+  X(Skinny<4, 1, 1>)                 \
+  X(Skinny<4, 1, 8>)                 \
+  X(Skinny<4, 1, 16>)                \
+  X(Skinny<4, 1, 32>)                \
+  X(Skinny<8, 1, 1>)                 \
+  X(Skinny<8, 1, 8>)                 \
+  X(Skinny<8, 1, 16>)                \
+  X(Skinny<8, 1, 32>)                \
+  X(Skinny<16, 1, 1>)                \
+  X(Skinny<16, 1, 8>)                \
+  X(Skinny<16, 1, 16>)               \
   X(Skinny<16, 1, 32>)
 // Registered for sm_90 only, and not run by the host emulator (which runs a grid's blocks one
 // after another, so no cluster barrier could complete there): the GPU tests and
 // scripts/sanitize.sh cover them.
-#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X) \
-  X(SkinnyCluster<1, 0, 8>)                \
-  X(SkinnyClusterRealign<1, 0, 8>)
+#define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X)     \
+  X(SkinnyCluster<1, 0, 8>)                    \
+  X(SkinnyClusterRealign<1, 0, 8>)             \
+  X(SkinnyPipeCluster<1, 64, 128, 4, 4>)       \
+  X(SkinnyPipeCluster<8, 32, 128, 4, 4>)       \
+  X(SkinnyPipeWindowCluster<1, 32, 128, 4, 4>) \
+  X(SkinnyPipeWindowCluster<1, 64, 128, 4, 4>) \
+  X(SkinnyPipeWindowCluster<1, 64, 128, 4, 8>) \
+  X(SkinnyPipeWindowCluster<8, 32, 128, 4, 4>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

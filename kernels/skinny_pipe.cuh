@@ -6,7 +6,8 @@
 // expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on
 // the H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along
 // the output's columns). Rows of B that are not 16-byte aligned are copied element by element
-// (4-byte cp.async): correct, and slow, so the tuner picks the register kernels there.
+// (4-byte cp.async): correct, and slow. SkinnyPipeWindow reads such rows as aligned windows
+// instead (WINDOW below).
 #pragma once
 
 #include <cstddef>
@@ -22,31 +23,43 @@ namespace occtune::kernels {
 // share a row of B (four columns each), so a warp takes 128 / COLS rows of a slab at once and
 // the block's 8 warps take 1024 / COLS; each slab also holds A's ROWS x S values. At the end
 // the row slots' sums meet in shared memory and are added in slot order: deterministic.
-template <Layout L, int S, int COLS, int ROWS, int STAGES>
+// WINDOW: any alignment of B's rows. A block's tile is COLS - 4 columns, and each row is copied
+// as the COLS / 4 float4s that start at the 16-byte boundary at or before the tile's first
+// column: every copy is 16 bytes, whatever the row's offset o (0-3 floats) past that boundary.
+// The offset of row k is (B's offset + k * ldb) mod 4, so rows four apart share it; every row a
+// thread copies or reads is its first plus a multiple of 4, so its offset is fixed per thread:
+// the copies and the FMA loop are the aligned ones', and only the final reduction places a
+// thread's four sums at the columns they hold (4q - o ... 4q + 3 - o of the tile).
+// SPLITS > 1 (sm_90): K split over the SPLITS blocks of a thread block cluster (grid z), each
+// a whole number of slabs, their sums added in rank order through distributed shared memory:
+// for narrow N, whose column tiles alone are too few blocks to keep HBM busy.
+template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8, "skinny pipe: S is 1, 4 or 8");
   static_assert(COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
+  static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
-  static constexpr int kS = S, kSide = 0, kSplits = 1, kLanes = COLS / 4;
-  static constexpr bool kCluster = false, kRealign = false, kWorkspaceSplit = false;
+  static constexpr int kS = S, kSide = 0, kSplits = SPLITS, kLanes = COLS / 4;
+  static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
+  static constexpr bool kPipeWindow = WINDOW;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
   static constexpr int kKTile = ROWS;
-  static constexpr int kTileM = S, kTileN = COLS;
+  static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = ROWS * COLS + ROWS * S;
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
-  // The final reduction reuses the ring: S x slots x COLS sums.
-  static_assert(S * kSlots * COLS <= STAGES * kStageFloats, "skinny pipe: reduction fits");
+  // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
+  static_assert(S * (kSlots + 1) * COLS <= STAGES * kStageFloats, "skinny pipe: reduction fits");
 
   static constexpr long long tiles(long long m, long long n) {
-    return (m + S - 1) / S * ((n + COLS - 1) / COLS);
+    return (m + S - 1) / S * ((n + kTileN - 1) / kTileN);
   }
   static constexpr std::size_t workspace_bytes(long long, long long) { return 0; }
   __host__ __device__ static unsigned* tickets(const GemmArgs&) { return nullptr; }
@@ -76,18 +89,50 @@ struct SkinnyPipeIn {
     int a_row;             // first k of its A copies; -1 past M
     int k;
     bool vec;
+    // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
+    // a first window that starts before B, which is then copied element by element (head).
+    std::ptrdiff_t head_at;
+    const float* b_first;  // B itself
+    int head_col;  // the column (of the tile's row) of that copy's first float
+    int n;
+    bool head;
   };
 
-  __device__ __forceinline__ static Copies plan_copies(const GemmArgs& p, int x0, int s0) {
+  // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
+  // every row that differs from `row` by a multiple of 4 (x0 is a multiple of 4).
+  __device__ static int window_offset(const GemmArgs& p, int row, int x0) {
+    const unsigned base = unsigned(reinterpret_cast<std::uintptr_t>(p.b) >> 2);
+    return int((base + unsigned(row) * unsigned(p.ldb) + unsigned(x0)) & 3u);
+  }
+
+  // Rows kb <= k < ke of B (and columns of A): all of K, or this block's share in a cluster.
+  __device__ __forceinline__ static Copies plan_copies(const GemmArgs& p, int x0, int s0, int kb,
+                                                       int ke) {
     Copies c;
     const int t = int(threadIdx.x);
-    c.vec = tile::aligned16(p.b) && p.ldb % 4 == 0;
-    c.k = p.k;
-    c.b_any = p.b;
+    c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
+    c.head = false;
+    c.k = ke - kb;  // rows are counted from kb below
+    c.n = p.n;
+    // A zero-filled copy reads nothing, but its source must be aligned like a real one: for a
+    // window, B's first 16-byte boundary (inside B unless B holds fewer than four floats).
+    c.b_any = WINDOW ? p.b + ((4u - unsigned(reinterpret_cast<std::uintptr_t>(p.b) >> 2)) & 3u)
+                     : p.b;
     c.a_any = p.a;
+    c.b_first = p.b;
     const std::size_t ldb = std::size_t(p.ldb);
     int col;
-    if (c.vec) {
+    if (WINDOW) {
+      // Rows a pass apart (kVecRowsPerPass, a multiple of 4) share the offset.
+      c.b_row = t / kLanes;
+      col = x0 - window_offset(p, kb + c.b_row, x0) + 4 * (t % kLanes);
+      const int left = 4 * (p.n - col);
+      c.b_bytes = left <= 0 ? 0 : left < 16 ? left : 16;
+      c.b_pass = std::size_t(kVecRowsPerPass) * ldb;
+      c.head_at = std::ptrdiff_t(kb + c.b_row) * std::ptrdiff_t(ldb) + col;
+      c.head_col = col;
+      c.head = c.b_bytes && c.head_at < 0;  // only at x0 = 0 = kb, in the first row or three
+    } else if (c.vec) {
       col = x0 + 4 * (t % kLanes);
       c.b_row = t / kLanes;
       const int left = 4 * (p.n - col);
@@ -100,10 +145,13 @@ struct SkinnyPipeIn {
       c.b_pass = std::size_t(kElemRowsPerPass) * ldb;
     }
     c.b_slab = std::size_t(ROWS) * ldb;
-    c.b = c.b_bytes ? p.b + std::size_t(c.b_row) * ldb + col : p.b;
+    if constexpr (WINDOW)  // formed before B for a head, whose first copy goes element-wise
+      c.b = c.b_bytes ? p.b + c.head_at : p.b;
+    else
+      c.b = c.b_bytes ? p.b + std::size_t(kb + c.b_row) * ldb + col : p.b;
     const int s = t % S;
     c.a_row = s0 + s < p.m ? t / S : -1;
-    c.a = c.a_row >= 0 ? p.a + std::size_t(s0 + s) * std::size_t(p.lda) + c.a_row : p.a;
+    c.a = c.a_row >= 0 ? p.a + std::size_t(s0 + s) * std::size_t(p.lda) + kb + c.a_row : p.a;
     return c;
   }
 
@@ -117,9 +165,20 @@ struct SkinnyPipeIn {
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
         float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
+        // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
+        // element, its floats before B zero.
+        const bool head = WINDOW && c.head && st == 0;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
+          if (j == 0 && head) {
+            OCCTUNE_SKINNY_UNROLL
+            for (int e = 0; e < 4; ++e) {
+              const bool in = bytes && c.head_at + e >= 0 && c.head_col + e < c.n;
+              tile::copy_async<4>(dst + e, in ? c.b_first + (c.head_at + e) : c.b_any, in ? 4 : 0);
+            }
+            continue;
+          }
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
           tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
         }
@@ -151,9 +210,13 @@ struct SkinnyPipeIn {
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-    const int x0 = int(blockIdx.x) * COLS, s0 = int(blockIdx.y) * S;
-    const int slabs = (p.k + ROWS - 1) / ROWS;
-    const Copies copies = plan_copies(p, x0, s0);
+    const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
+    // A cluster's block (rank blockIdx.z) takes whole slabs of K: ceil(K / SPLITS) rounded up.
+    const int chunk = SPLITS == 1 ? p.k : ((p.k + SPLITS - 1) / SPLITS + ROWS - 1) / ROWS * ROWS;
+    const int kb = SPLITS == 1 ? 0 : int(blockIdx.z) * chunk;
+    const int ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
+    const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
+    const Copies copies = plan_copies(p, x0, s0, kb, ke);
     float acc[S][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
@@ -191,25 +254,75 @@ struct SkinnyPipeIn {
     tile::copy_wait<0>();  // only empty groups are left; the ring is reused below
     __syncthreads();
     float* red = sm;  // red[s][slot][column]
+    // WINDOW: this thread's rows are its slot plus multiples of 4, so they share one offset o,
+    // and its sums are of the tile's columns 4q - o ... 4q + 3 - o; each slot covers every
+    // column of the tile once (COLS floats from -o).
+    const int first = WINDOW ? 4 * q - window_offset(p, kb + slot, x0) : 4 * q;
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < S; ++s) {
       OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < 4; ++j) red[(s * kSlots + slot) * COLS + 4 * q + j] = acc[s][j];
+      for (int j = 0; j < 4; ++j)
+        if (!WINDOW || (first + j >= 0 && first + j < kTileN))
+          red[(s * kSlots + slot) * kTileN + first + j] = acc[s][j];
     }
     __syncthreads();
-    for (int e = int(threadIdx.x); e < S * COLS; e += kSkinnyThreads) {
-      const int s = e / COLS, c = e % COLS, x = x0 + c;
+    float* part = red + S * kSlots * kTileN;  // a cluster's block sums: part[s][column]
+    for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
+      const int s = e / kTileN, c = e % kTileN, x = x0 + c;
+      if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
+      float sum = 0.0f;
+      for (int g = 0; g < kSlots; ++g) sum += red[(s * kSlots + g) * kTileN + c];
+      if constexpr (SPLITS > 1) {
+        part[e] = sum;
+      } else {
+        float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
+        *out = scale_output(sum, out, p.alpha, p.beta);
+      }
+    }
+    if constexpr (SPLITS > 1) finish_cluster(p, part, s0, x0);
+  }
+
+  // The cluster's blocks hold their sums as part[s][column]; block r adds its share of the
+  // outputs over ranks 0..SPLITS-1 in that order and writes C (as SkinnyIn::finish_cluster).
+  // The first cluster barrier makes every block's sums visible, the second keeps each block's
+  // shared memory alive until the others have read it.
+  __device__ static void finish_cluster(const GemmArgs& p, float* part, int s0, int x0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    constexpr int kOutputs = S * kTileN;
+    constexpr int kShare = (kOutputs + SPLITS - 1) / SPLITS;
+    const int first = int(cluster.block_rank()) * kShare;
+    const int last = first + kShare < kOutputs ? first + kShare : kOutputs;
+    for (int e = first + int(threadIdx.x); e < last; e += kSkinnyThreads) {
+      const int s = e / kTileN, x = x0 + e % kTileN;
       if (s0 + s >= p.m || x >= p.n) continue;
       float sum = 0.0f;
-      for (int g = 0; g < kSlots; ++g) sum += red[(s * kSlots + g) * COLS + c];
+      for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(part, r)[e];
       float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
       *out = scale_output(sum, out, p.alpha, p.beta);
     }
+    __syncwarp();  // the cluster barrier is warp-aligned (SkinnyIn::finish_cluster)
+    cluster.sync();
+#elif defined(__CUDA_ARCH__)
+    __trap();  // registered for sm_90 only (its launch asks for a cluster)
+#else
+    (void)p, (void)part, (void)s0, (void)x0;
+#endif
   }
 };
 
 // The nn variants under their own name (the kernel manifest knows a kernel by its name).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipe : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES> {};
+// Any alignment of B's rows, COLS - 4 columns a tile (WINDOW above).
+template <int S, int COLS, int ROWS, int STAGES>
+struct SkinnyPipeWindow : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true> {};
+// Either ring with K split over a cluster of SPLITS blocks (sm_90; SPLITS above).
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS> {};
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeWindowCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true, SPLITS> {};
 
 }  // namespace occtune::kernels

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -235,7 +236,11 @@ struct Config {
   bool attr_each = false;
   // Set for the kernels entered with occtune's GemmArgs (family_args); f is then unused.
   void (*g)(occtune::kernels::GemmArgs) = nullptr;
+  // occtune's variants: their own tile width (SkinnyPipeWindow's is cols - 4) and ring bytes.
+  int tile_cols = 0;
+  size_t family_smem = 0;
   size_t smem() const {
+    if (family_smem) return family_smem;
     const int rs = !window ? cols : cols < 128 ? cols + cols / 4 : cols + 4;
     return size_t(stages) * (rows * rs + rows * s) * sizeof(float);
   }
@@ -289,6 +294,23 @@ Config make_family(bool attr_each = false) {
           family<occtune::kernels::SkinnyPipe<S, COLS, ROWS, STAGES>>, attr_each};
 }
 
+// Wave 13: occtune's SkinnyPipeWindow (any alignment: aligned 16-byte windows, COLS - 4
+// columns a tile), SkinnyPipe's ring at more shapes of slab for the 256 MiB operands, and
+// either with K split over a cluster of SPLITS blocks.
+template <int S, int COLS, int ROWS, int STAGES, bool WINDOW, int SPLITS = 1>
+Config make_variant() {
+  using V = occtune::kernels::SkinnyPipeIn<occtune::Layout::kNN, S, COLS, ROWS, STAGES,
+                                           WINDOW, SPLITS>;
+  char name[64];
+  std::snprintf(name, sizeof name, "%s S%d c%d r%d s%d z%d", WINDOW ? "fwindow" : "family", S,
+                COLS, ROWS, STAGES, SPLITS);
+  Config c{name, S, COLS, ROWS, STAGES, SPLITS, WINDOW, nullptr};
+  c.g = family_args<V>;
+  c.tile_cols = V::kTileN;
+  c.family_smem = V::kSmemBytes;
+  return c;
+}
+
 #define SPLIT_SET(S, R, ST, W) \
   make<S, R, ST, 1, W>(), make<S, R, ST, 2, W>(), make<S, R, ST, 4, W>(), make<S, R, ST, 8, W>()
 
@@ -300,7 +322,8 @@ static cudaError_t launch(const Config& c, const float* a, const float* b, float
     if (err != cudaSuccess) return err;
   }
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((n + c.cols - 1) / c.cols, (m + c.s - 1) / c.s, c.splits);
+  const int cols = c.tile_cols ? c.tile_cols : c.cols;
+  cfg.gridDim = dim3((n + cols - 1) / cols, (m + c.s - 1) / c.s, c.splits);
   cfg.blockDim = dim3(kThreads);
   cfg.dynamicSmemBytes = c.smem();
   cudaLaunchAttribute attr[1];
@@ -387,7 +410,26 @@ int main(int argc, char** argv) {
       make_family<1, 16, 512, 4>(true), make_family<1, 32, 256, 4>(true),
       make_family<1, 32, 128, 4>(true), make_family<8, 32, 128, 4>(true),
       make_family_args<1, 32, 256, 4>(), make_family_args<1, 32, 128, 4>(),
-      make_family_args<8, 32, 128, 4>()};
+      make_family_args<8, 32, 128, 4>(),
+      // Wave 13 (call A): windows, and slabs for the 256 MiB operands.
+      make_variant<1, 32, 256, 4, true>(), make_variant<1, 32, 128, 4, true>(),
+      make_variant<1, 64, 128, 4, true>(), make_variant<1, 64, 64, 6, true>(),
+      make_variant<1, 128, 64, 3, true>(), make_variant<1, 16, 512, 4, true>(),
+      make_variant<4, 32, 128, 4, true>(), make_variant<8, 32, 128, 4, true>(),
+      make_variant<8, 64, 64, 4, true>(),
+      make_variant<1, 32, 128, 6, false>(), make_variant<1, 32, 64, 8, false>(),
+      make_variant<1, 16, 256, 6, false>(), make_variant<1, 64, 128, 4, false>(),
+      make_variant<1, 64, 64, 6, false>(), make_variant<1, 32, 256, 3, false>(),
+      make_variant<8, 32, 64, 6, false>(), make_variant<8, 32, 128, 3, false>(),
+      make_variant<8, 16, 128, 4, false>(), make_variant<8, 64, 64, 4, false>(),
+      make_variant<8, 32, 256, 2, false>(), make_variant<8, 64, 128, 3, false>(),
+      // Call B: K split over a cluster, for narrow N.
+      make_variant<1, 32, 128, 4, true, 2>(), make_variant<1, 32, 128, 4, true, 4>(),
+      make_variant<1, 32, 128, 4, true, 8>(), make_variant<1, 64, 128, 4, true, 4>(),
+      make_variant<1, 64, 128, 4, true, 8>(), make_variant<1, 32, 256, 4, true, 4>(),
+      make_variant<1, 128, 64, 3, true, 4>(), make_variant<8, 32, 128, 4, true, 4>(),
+      make_variant<1, 32, 128, 4, false, 4>(), make_variant<1, 32, 128, 4, false, 8>(),
+      make_variant<1, 64, 128, 4, false, 4>(), make_variant<8, 32, 128, 4, false, 4>()};
   for (auto& c : configs) {
     if (c.g)
       CK(cudaFuncSetAttribute(c.g, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem())));
@@ -504,6 +546,7 @@ int main(int argc, char** argv) {
     std::sort(rows.begin(), rows.end());
     for (size_t i = 0; i < rows.size(); ++i)
       if (i < 6 || rows[i].second.rfind("family", 0) == 0 ||
+          rows[i].second.rfind("fwindow", 0) == 0 ||
           rows[i].second.find(" c32 r") != std::string::npos)
         std::printf("  %-24s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", rows[i].second.c_str(),
                     rows[i].first * 1e3, cub / rows[i].first, bytes / rows[i].first / 1e9);

@@ -3,7 +3,8 @@
 // are checked on a machine with no GPU. It detects what index math alone would not show:
 // barrier divergence, misaligned vector accesses, cp.async misuse (copies land as late as the
 // wait allows, or at once), races (results must not depend on the order threads run in), and,
-// with GuardedBuffer, reads or writes past an allocation (a fault) or into padding (NaN).
+// with GuardedBuffer, reads or writes past an allocation (a fault) or into padding (NaN), and
+// cp.async reads of its mapping's slack outside the floats (before them, or short of the guard).
 // Include it before any kernel header: it defines the CUDA built-ins the kernels use.
 #pragma once
 
@@ -101,6 +102,25 @@ inline void check_aligned(const void* p, int bytes) {
          std::to_string(reinterpret_cast<std::uintptr_t>(p)));
 }
 
+// The slack of every live GuardedBuffer's mapping outside its floats (before them, and the few
+// bytes between their end and the guard page): no fault there, so the copies check it.
+struct Slack {
+  const char* begin;
+  const char* end;
+};
+inline std::vector<Slack>& slack() {
+  static std::vector<Slack> s;
+  return s;
+}
+
+inline void check_readable(const float* src, int src_bytes) {
+  const char* first = reinterpret_cast<const char*>(src);
+  for (const Slack& s : slack())
+    if (first < s.end && first + src_bytes > s.begin)
+      fail("cp.async reads " + std::to_string(src_bytes) + " bytes outside an allocation at " +
+           std::to_string(reinterpret_cast<std::uintptr_t>(src)));
+}
+
 inline void land(const AsyncCopy& c) {
   for (int i = 0; i < c.bytes / 4; ++i) c.dst[i] = i * 4 < c.src_bytes ? c.src[i] : 0.0f;
 }
@@ -111,6 +131,7 @@ inline void async_copy(float* dst, const float* src, int bytes, int src_bytes) {
   if (src_bytes < 0 || src_bytes > bytes || src_bytes % 4 != 0)
     fail("cp.async src-size " + std::to_string(src_bytes) + " for a " + std::to_string(bytes) +
          "-byte copy");
+  if (src_bytes > 0) check_readable(src, src_bytes);
   const AsyncCopy c{dst, src, bytes, src_bytes};
   if (state().timing == CopyTiming::kEager)
     land(c);
@@ -255,8 +276,18 @@ class GuardedBuffer {
     data_ = reinterpret_cast<float*>(static_cast<char*>(region_) + (span_ - bytes)) + shift;
     count_ = count;
     std::fill_n(data_, count_, NAN);
+    const char* region = static_cast<const char*>(region_);
+    const char* floats = reinterpret_cast<const char*>(data_);
+    slack().push_back({region, floats});
+    slack().push_back({floats + count_ * sizeof(float), region + span_});
   }
-  ~GuardedBuffer() { munmap(region_, span_ + std::size_t(sysconf(_SC_PAGESIZE))); }
+  ~GuardedBuffer() {
+    const char* region = static_cast<const char*>(region_);
+    auto& s = slack();
+    const auto mine = [&](const Slack& x) { return x.begin >= region && x.end <= region + span_; };
+    s.erase(std::remove_if(s.begin(), s.end(), mine), s.end());
+    munmap(region_, span_ + std::size_t(sysconf(_SC_PAGESIZE)));
+  }
   GuardedBuffer(const GuardedBuffer&) = delete;
   GuardedBuffer& operator=(const GuardedBuffer&) = delete;
   float* data() { return data_; }
