@@ -90,12 +90,13 @@ struct SkinnyPipeIn {
     int k;
     bool vec;
     // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
-    // a first window that starts before B, which is then copied element by element (head).
+    // a first window that starts before B (head); a window that ends past its row's last column
+    // (tail) would end past B in B's last row. Those two go element by element.
     std::ptrdiff_t head_at;
     const float* b_first;  // B itself
-    int head_col;  // the column (of the tile's row) of that copy's first float
+    int col;               // the column (of the tile's row) of the window's first float
     int n;
-    bool head;
+    bool head, tail;
   };
 
   // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
@@ -111,7 +112,7 @@ struct SkinnyPipeIn {
     Copies c;
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
-    c.head = false;
+    c.head = c.tail = false;
     c.k = ke - kb;  // rows are counted from kb below
     c.n = p.n;
     // A zero-filled copy reads nothing, but its source must be aligned like a real one: for a
@@ -130,8 +131,9 @@ struct SkinnyPipeIn {
       c.b_bytes = left <= 0 ? 0 : left < 16 ? left : 16;
       c.b_pass = std::size_t(kVecRowsPerPass) * ldb;
       c.head_at = std::ptrdiff_t(kb + c.b_row) * std::ptrdiff_t(ldb) + col;
-      c.head_col = col;
+      c.col = col;
       c.head = c.b_bytes && c.head_at < 0;  // only at x0 = 0 = kb, in the first row or three
+      c.tail = c.b_bytes > 0 && c.b_bytes < 16;
     } else if (c.vec) {
       col = x0 + 4 * (t % kLanes);
       c.b_row = t / kLanes;
@@ -155,6 +157,16 @@ struct SkinnyPipeIn {
     return c;
   }
 
+  // WINDOW: the window at element offset `at` from B, element by element: the floats before B
+  // or past the row's last column zero (none read), the others 4-byte copies.
+  __device__ static void copy_elements(float* dst, const Copies& c, std::ptrdiff_t at, int bytes) {
+    OCCTUNE_SKINNY_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const bool in = bytes && at + e >= 0 && c.col + e < c.n;
+      tile::copy_async<4>(dst + e, in ? c.b_first + (at + e) : c.b_any, in ? 4 : 0);
+    }
+  }
+
   // Issues the copies of slab st (rows st * ROWS ...) into its stage, then commits the group
   // (an empty one past the last slab, so that every thread's group count stays in step).
   __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
@@ -165,18 +177,16 @@ struct SkinnyPipeIn {
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
         float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
-        // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
-        // element, its floats before B zero.
+        // WINDOW: a first window that starts before B (slab 0's first copy), and a window past
+        // the row's last column in the slab that holds the last row, go element by element.
         const bool head = WINDOW && c.head && st == 0;
+        const bool tail = WINDOW && c.tail && k0 + ROWS >= c.k;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
-          if (j == 0 && head) {
-            OCCTUNE_SKINNY_UNROLL
-            for (int e = 0; e < 4; ++e) {
-              const bool in = bytes && c.head_at + e >= 0 && c.head_col + e < c.n;
-              tile::copy_async<4>(dst + e, in ? c.b_first + (c.head_at + e) : c.b_any, in ? 4 : 0);
-            }
+          if ((j == 0 && head) || (tail && k0 + c.b_row + j * kVecRowsPerPass == c.k - 1)) {
+            copy_elements(dst + j * kVecRowsPerPass * COLS, c,
+                          c.head_at + std::ptrdiff_t(st * c.b_slab + j * c.b_pass), bytes);
             continue;
           }
           const float* src = bytes ? b + j * c.b_pass : c.b_any;

@@ -131,7 +131,8 @@ inline void async_copy(float* dst, const float* src, int bytes, int src_bytes) {
   if (src_bytes < 0 || src_bytes > bytes || src_bytes % 4 != 0)
     fail("cp.async src-size " + std::to_string(src_bytes) + " for a " + std::to_string(bytes) +
          "-byte copy");
-  if (src_bytes > 0) check_readable(src, src_bytes);
+  // compute-sanitizer's memcheck counts a partial copy's whole size as read: so does this.
+  if (src_bytes > 0) check_readable(src, bytes);
   const AsyncCopy c{dst, src, bytes, src_bytes};
   if (state().timing == CopyTiming::kEager)
     land(c);
