@@ -177,20 +177,29 @@ struct SkinnyPipeIn {
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
         float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
-        // WINDOW: a first window that starts before B (slab 0's first copy), and a window past
-        // the row's last column in the slab that holds the last row, go element by element.
-        const bool head = WINDOW && c.head && st == 0;
-        const bool tail = WINDOW && c.tail && k0 + ROWS >= c.k;
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
-          const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
-          if ((j == 0 && head) || (tail && k0 + c.b_row + j * kVecRowsPerPass == c.k - 1)) {
-            copy_elements(dst + j * kVecRowsPerPass * COLS, c,
-                          c.head_at + std::ptrdiff_t(st * c.b_slab + j * c.b_pass), bytes);
-            continue;
+        // WINDOW: a window that starts before B (slab 0 only) or runs past B's last row (the
+        // slab that holds it) goes element by element; those one or two slabs take a loop with
+        // a test per copy, the others the aligned ring's loop (a test per copy there cost the
+        // 64-column window 20% at 1x4097x4097: calls C and D of wave 13).
+        if (WINDOW && ((c.head && st == 0) || (c.tail && k0 + ROWS >= c.k))) {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
+            const int row = k0 + c.b_row + j * kVecRowsPerPass;
+            const int bytes = row < c.k ? c.b_bytes : 0;
+            const std::ptrdiff_t at = c.head_at + std::ptrdiff_t(st * c.b_slab + j * c.b_pass);
+            if (at < 0 || (c.tail && row == c.k - 1))
+              copy_elements(dst + j * kVecRowsPerPass * COLS, c, at, bytes);
+            else
+              tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS,
+                                         bytes ? b + j * c.b_pass : c.b_any, bytes);
           }
-          const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
+        } else {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
+            const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
+            const float* src = bytes ? b + j * c.b_pass : c.b_any;
+            tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
+          }
         }
       } else {
         float* dst = buf + c.b_row * COLS + t % COLS;
