@@ -90,13 +90,14 @@ struct SkinnyPipeIn {
     int k;
     bool vec;
     // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
-    // a first window that starts before B (head); a window that ends past its row's last column
-    // (tail) would end past B in B's last row. Those two go element by element.
+    // a first window that starts before B (head), which goes element by element. B's last row
+    // is not copied (k_b, one less than k, where the block holds it): a window past its last
+    // column would read past B (memcheck counts a partial copy's 16 bytes); run() adds it.
     std::ptrdiff_t head_at;
     const float* b_first;  // B itself
     int col;               // the column (of the tile's row) of the window's first float
-    int n;
-    bool head, tail;
+    int n, k_b;
+    bool head;
   };
 
   // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
@@ -112,8 +113,9 @@ struct SkinnyPipeIn {
     Copies c;
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
-    c.head = c.tail = false;
+    c.head = false;
     c.k = ke - kb;  // rows are counted from kb below
+    c.k_b = WINDOW && ke == p.k ? c.k - 1 : c.k;
     c.n = p.n;
     // A zero-filled copy reads nothing, but its source must be aligned like a real one: for a
     // window, B's first 16-byte boundary (inside B unless B holds fewer than four floats).
@@ -133,7 +135,6 @@ struct SkinnyPipeIn {
       c.head_at = std::ptrdiff_t(kb + c.b_row) * std::ptrdiff_t(ldb) + col;
       c.col = col;
       c.head = c.b_bytes && c.head_at < 0;  // only at x0 = 0 = kb, in the first row or three
-      c.tail = c.b_bytes > 0 && c.b_bytes < 16;
     } else if (c.vec) {
       col = x0 + 4 * (t % kLanes);
       c.b_row = t / kLanes;
@@ -177,29 +178,23 @@ struct SkinnyPipeIn {
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
         float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
-        // WINDOW: a window that starts before B (slab 0 only) or runs past B's last row (the
-        // slab that holds it) goes element by element; those one or two slabs take a loop with
-        // a test per copy, the others the aligned ring's loop (a test per copy there cost the
-        // 64-column window 20% at 1x4097x4097: calls C and D of wave 13).
-        if (WINDOW && ((c.head && st == 0) || (c.tail && k0 + ROWS >= c.k))) {
-          OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
-            const int row = k0 + c.b_row + j * kVecRowsPerPass;
-            const int bytes = row < c.k ? c.b_bytes : 0;
-            const std::ptrdiff_t at = c.head_at + std::ptrdiff_t(st * c.b_slab + j * c.b_pass);
-            if (at < 0 || (c.tail && row == c.k - 1))
-              copy_elements(dst + j * kVecRowsPerPass * COLS, c, at, bytes);
-            else
-              tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS,
-                                         bytes ? b + j * c.b_pass : c.b_any, bytes);
+        // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
+        // element, and B's last row is left to run() (k_b).
+        const bool head = WINDOW && c.head && st == 0;
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
+          const int row = k0 + c.b_row + j * kVecRowsPerPass;
+          int bytes;
+          if constexpr (WINDOW)
+            bytes = row < c.k_b ? c.b_bytes : 0;
+          else
+            bytes = row < c.k ? c.b_bytes : 0;
+          if (j == 0 && head) {
+            copy_elements(dst, c, c.head_at, bytes);
+            continue;
           }
-        } else {
-          OCCTUNE_SKINNY_UNROLL
-          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
-            const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k ? c.b_bytes : 0;
-            const float* src = bytes ? b + j * c.b_pass : c.b_any;
-            tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
-          }
+          const float* src = bytes ? b + j * c.b_pass : c.b_any;
+          tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
         }
       } else {
         float* dst = buf + c.b_row * COLS + t % COLS;
@@ -291,6 +286,11 @@ struct SkinnyPipeIn {
       if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
       float sum = 0.0f;
       for (int g = 0; g < kSlots; ++g) sum += red[(s * kSlots + g) * kTileN + c];
+      // WINDOW: B's last row, which the ring did not copy (Copies::k_b), from the block that
+      // holds it, after the slots' sums (a fixed order).
+      if (WINDOW && ke == p.k && ke > kb && s0 + s < p.m && x < p.n)
+        sum = fmaf(p.a[std::size_t(s0 + s) * std::size_t(p.lda) + (p.k - 1)],
+                   p.b[std::size_t(p.k - 1) * std::size_t(p.ldb) + x], sum);
       if constexpr (SPLITS > 1) {
         part[e] = sum;
       } else {
