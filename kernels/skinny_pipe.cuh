@@ -1,8 +1,8 @@
 // The skinny family's cp.async variants (issue #18): SkinnyPipe<S, COLS, ROWS, STAGES> streams
 // the large operand B into a ring of STAGES shared-memory slabs of ROWS rows with cp.async
 // instead of into registers, so that STAGES - 1 slabs stay in flight across the block's
-// barriers; there is no K split, so no workspace and no second kernel (as cuBLAS's gemv runs:
-// one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
+// barriers; there is no K split (outside a cluster: SPLITS below), so no workspace and no second
+// kernel (as cuBLAS's gemv runs: one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
 // expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on
 // the H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along
 // the output's columns). Rows of B that are not 16-byte aligned are copied element by element
