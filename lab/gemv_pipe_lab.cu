@@ -7,6 +7,9 @@
 // window kernels (calls B-E) copy each row's aligned 16-byte window and read it at the row's
 // offset. The K splits of a column tile form a cluster and add their sums through distributed
 // shared memory in rank order (as SkinnyCluster does); the narrow tiles (calls D, E) need none.
+// Wave 13 (docs/results/2026-11-29-h200-wave13/, calls A, B, F): occtune's own rings entered as
+// gemm_entry enters them (make_variant): SkinnyPipeWindow's windows, more slab shapes, and the
+// K split over a cluster.
 // Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every sample,
 // events around the launch, the median; the configurations and cuBLAS interleaved per round.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
@@ -20,7 +23,6 @@
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
