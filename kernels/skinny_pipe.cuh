@@ -1,13 +1,13 @@
-// The skinny family's cp.async variants (issue #18): SkinnyPipe<S, COLS, ROWS, STAGES> streams
-// the large operand B into a ring of STAGES shared-memory slabs of ROWS rows with cp.async
-// instead of into registers, so that STAGES - 1 slabs stay in flight across the block's
-// barriers; there is no K split (outside a cluster: SPLITS below), so no workspace and no second
-// kernel (as cuBLAS's gemv runs: one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
-// expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on
-// the H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along
-// the output's columns). Rows of B that are not 16-byte aligned are copied element by element
-// (4-byte cp.async): correct, and slow. SkinnyPipeWindow reads such rows as aligned windows
-// instead (WINDOW below).
+// The skinny family's cp.async variants (issue #18): SkinnyPipe<S, COLS, ROWS, STAGES> streams the
+// large operand B into a ring of STAGES shared-memory slabs of ROWS rows with cp.async instead of
+// into registers, so that STAGES - 1 slabs stay in flight across the block's barriers; there is no
+// K split (outside a cluster: SPLITS below), so no workspace and no second kernel (as cuBLAS's gemv
+// runs: one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
+// expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on the
+// H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along the
+// output's columns). Rows of B that are not 16-byte aligned are copied element by element (4-byte
+// cp.async): correct, and slow. SkinnyPipeWindow reads such rows as aligned windows instead (WINDOW
+// below).
 #pragma once
 
 #include <cstddef>
@@ -115,7 +115,7 @@ struct SkinnyPipeIn {
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
     c.head = false;
     c.k = ke - kb;  // rows are counted from kb below
-    c.k_b = WINDOW && ke == p.k ? c.k - 1 : c.k;
+    c.k_b = WINDOW && ke == p.k ? c.k - 1 : c.k;  // the rows of B copied
     c.n = p.n;
     // A zero-filled copy reads nothing, but its source must be aligned like a real one: for a
     // window, B's first 16-byte boundary (inside B unless B holds fewer than four floats).
@@ -183,12 +183,7 @@ struct SkinnyPipeIn {
         const bool head = WINDOW && c.head && st == 0;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
-          const int row = k0 + c.b_row + j * kVecRowsPerPass;
-          int bytes;
-          if constexpr (WINDOW)
-            bytes = row < c.k_b ? c.b_bytes : 0;
-          else
-            bytes = row < c.k ? c.b_bytes : 0;
+          const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k_b ? c.b_bytes : 0;
           if (j == 0 && head) {
             copy_elements(dst, c, c.head_at, bytes);
             continue;
