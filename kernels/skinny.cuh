@@ -123,7 +123,7 @@ struct SkinnyIn {
   static constexpr int kS = S, kSide = SIDE, kSplits = SPLITS, kLanes = LANES;
   static constexpr bool kCluster = CLUSTER, kRealign = REALIGN;
   static constexpr int kPipeRows = 0, kPipeStages = 0;  // not a ring (skinny_pipe.cuh)
-  static constexpr bool kPipeWindow = false;
+  static constexpr bool kPipeWindow = false, kPipeVecA = false;
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -655,6 +655,13 @@ namespace occtune::kernels {
   X(SkinnyPipe<4, 32, 128, 4>)       \
   X(SkinnyPipe<8, 32, 128, 4>)       \
   X(SkinnyPipe<1, 64, 128, 4>)       \
+  X(SkinnyPipe<16, 32, 128, 4>)      \
+  X(SkinnyPipe<16, 64, 64, 4>)       \
+  X(SkinnyPipeVecA<4, 32, 128, 4>)   \
+  X(SkinnyPipeVecA<8, 32, 128, 4>)   \
+  X(SkinnyPipeVecA<8, 64, 64, 4>)    \
+  X(SkinnyPipeVecA<16, 32, 128, 4>)  \
+  X(SkinnyPipeVecA<16, 64, 64, 4>)   \
   X(SkinnyPipeWindow<1, 32, 256, 4>) \
   X(SkinnyPipeWindow<1, 32, 128, 4>) \
   X(SkinnyPipeWindow<1, 64, 128, 4>) \
@@ -662,6 +669,7 @@ namespace occtune::kernels {
   X(SkinnyPipeWindow<4, 32, 128, 4>) \
   X(SkinnyPipeWindow<8, 32, 128, 4>) \
   X(SkinnyPipeWindow<8, 64, 64, 4>)  \
+  X(SkinnyPipeWindow<16, 32, 128, 4>) \
   X(Skinny<4, 0, 1>)                 \
   X(Skinny<4, 0, 8>)                 \
   X(Skinny<4, 0, 16>)                \
@@ -698,6 +706,7 @@ namespace occtune::kernels {
   X(SkinnyClusterRealign<1, 0, 8>)             \
   X(SkinnyPipeCluster<1, 64, 128, 4, 4>)       \
   X(SkinnyPipeCluster<8, 32, 128, 4, 4>)       \
+  X(SkinnyPipeCluster<16, 32, 128, 4, 4>)      \
   X(SkinnyPipeWindowCluster<1, 32, 128, 4, 4>) \
   X(SkinnyPipeWindowCluster<1, 64, 128, 4, 4>) \
   X(SkinnyPipeWindowCluster<1, 64, 128, 4, 8>) \

@@ -33,24 +33,36 @@ namespace occtune::kernels {
 // SPLITS > 1 (sm_90): K split over the SPLITS blocks of a thread block cluster (grid z), each
 // a whole number of slabs, their sums added in rank order through distributed shared memory:
 // for narrow N, whose column tiles alone are too few blocks to keep HBM busy.
-template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1>
+// AVEC: A's S rows of a slab are copied as 16-byte vectors along k into [s][k] (A contiguous
+// along k), not as 4-byte copies into [k][s]; a thread then takes four consecutive rows of the
+// slab at a time (one float4 of A per s covers them), so the shared-memory loads per row stay
+// those of [k][s]. Not with WINDOW, whose threads' rows must be four apart (above).
+template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
+          bool AVEC = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
-  static_assert(S == 1 || S == 4 || S == 8, "skinny pipe: S is 1, 4 or 8");
+  static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
   static_assert(COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
   static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
+  // S = 16 holds 64 sums a thread: capped at 128 registers, so that two blocks share an SM.
+  static constexpr int kMinBlocksPerSm = S == 16 ? 2 : 0;
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
   static constexpr int kS = S, kSide = 0, kSplits = SPLITS, kLanes = COLS / 4;
   static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
-  static constexpr bool kPipeWindow = WINDOW;
+  static constexpr bool kPipeWindow = WINDOW, kPipeVecA = AVEC;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
+  static_assert(!AVEC || (!WINDOW && COLS >= 32 && ROWS / kSlots % 4 == 0),
+                "skinny pipe: A's vectors need plain rows, four a thread, 32 or more columns");
+  // AVEC: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
+  static constexpr int kAQuads = ROWS / 4;
+  static_assert(!AVEC || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A a pass");
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = ROWS * COLS + ROWS * S;
@@ -86,7 +98,7 @@ struct SkinnyPipeIn {
     std::size_t b_slab;    // elements between a thread's copies of consecutive slabs
     std::size_t b_pass;    // elements between its copies of one slab
     int b_row, b_bytes;    // first row; bytes of its column (0 past N)
-    int a_row;             // first k of its A copies; -1 past M
+    int a_row;             // first k of its A copies; -1 past M (AVEC: its first s)
     int k;
     bool vec;
     // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
@@ -98,6 +110,9 @@ struct SkinnyPipeIn {
     int col;               // the column (of the tile's row) of the window's first float
     int n, k_b;
     bool head;
+    int a_rows;            // AVEC: rows of A left from s0 (M - s0)
+    bool a_vec;            // AVEC: A 16-byte aligned with lda % 4 = 0 (else element copies)
+    std::size_t a_pass;    // AVEC: elements between its copies of one slab
   };
 
   // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
@@ -152,6 +167,16 @@ struct SkinnyPipeIn {
       c.b = c.b_bytes ? p.b + c.head_at : p.b;
     else
       c.b = c.b_bytes ? p.b + std::size_t(kb + c.b_row) * ldb + col : p.b;
+    if constexpr (AVEC) {
+      c.a_row = t / kAQuads;
+      c.a_rows = p.m - s0;
+      c.a_vec = tile::aligned16(p.a) && p.lda % 4 == 0;
+      c.a_pass = std::size_t(kSkinnyThreads / kAQuads) * std::size_t(p.lda);
+      c.a = c.a_row < c.a_rows
+                ? p.a + std::size_t(s0 + c.a_row) * std::size_t(p.lda) + kb + 4 * (t % kAQuads)
+                : p.a;
+      return c;
+    }
     const int s = t % S;
     c.a_row = s0 + s < p.m ? t / S : -1;
     c.a = c.a_row >= 0 ? p.a + std::size_t(s0 + s) * std::size_t(p.lda) + kb + c.a_row : p.a;
@@ -200,20 +225,93 @@ struct SkinnyPipeIn {
           tile::copy_async<4, true>(dst + j * kElemRowsPerPass * COLS, src, bytes);
         }
       }
-      // A is read by every column tile: plain copies, no evict-first. Row r of the slab holds
-      // A's S values at k0 + r.
-      float* a_dst = buf + ROWS * COLS + t;
-      const float* a = c.a + k0;
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
-        if (t + j * kSkinnyThreads >= ROWS * S) break;
-        const int row = c.a_row + j * kSmallRowsPerPass;
-        const bool in = c.a_row >= 0 && k0 + row < c.k;
-        tile::copy_async<4>(a_dst + j * kSkinnyThreads, in ? a + j * kSmallRowsPerPass : c.a_any,
-                            in ? 4 : 0);
+      // A is read by every column tile: plain copies, no evict-first.
+      if constexpr (AVEC) {
+        issue_a_vectors(c, buf + ROWS * COLS, k0);
+      } else {
+        // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
+        float* a_dst = buf + ROWS * COLS + t;
+        const float* a = c.a + k0;
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+          if (t + j * kSkinnyThreads >= ROWS * S) break;
+          const int row = c.a_row + j * kSmallRowsPerPass;
+          const bool in = c.a_row >= 0 && k0 + row < c.k;
+          tile::copy_async<4>(a_dst + j * kSkinnyThreads, in ? a + j * kSmallRowsPerPass : c.a_any,
+                              in ? 4 : 0);
+        }
       }
     }
     tile::copy_commit();
+  }
+
+  // AVEC: A's rows s of the slab at k0 into a_sm[s][k], a float4 of k per copy: 16 bytes where
+  // A is aligned and the four k are inside K, else element by element (zero past K or M).
+  // Issued only where the slab is (st < slabs), so no copy reads past A's rows.
+  __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
+    const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads);
+    constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
+    float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
+    OCCTUNE_SKINNY_UNROLL
+    for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+      if (t + j * kSkinnyThreads >= kAQuads * S) break;
+      const bool row = c.a_row + j * kRowsPerPass < c.a_rows;
+      const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
+      float* to = dst + j * kRowsPerPass * ROWS;
+      if (row && c.a_vec && kk + 4 <= c.k) {
+        tile::copy_async<16>(to, src, 16);
+        continue;
+      }
+      OCCTUNE_SKINNY_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const bool in = row && kk + e < c.k;
+        tile::copy_async<4>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
+      }
+    }
+  }
+
+  // Row r of the slab: B's float4 at the thread's columns, A's S values at r ([k][s]), S x 4 FMAs.
+  __device__ __forceinline__ static void fma_row(float (&acc)[S][4], const float* buf, int r,
+                                                 int q) {
+    const float4 v = tile::load4(buf + r * COLS + 4 * q);
+    float a[S];
+    if constexpr (S % 4 == 0) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int s = 0; s < S; s += 4) {
+        const float4 w = tile::load4(buf + ROWS * COLS + r * S + s);
+        a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
+      }
+    } else {
+      a[0] = buf[ROWS * COLS + r];  // one address per warp-row: a broadcast
+    }
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
+      acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
+      acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
+      acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
+    }
+  }
+
+  // AVEC: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
+  // then one float4 of A per s (A's values at those rows) and sixteen FMAs.
+  __device__ __forceinline__ static void fma_rows4(float (&acc)[S][4], const float* buf, int base,
+                                                   int q) {
+    float4 v[4];
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (base + i) * COLS + 4 * q);
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < S; ++s) {
+      const float4 w = tile::load4(buf + ROWS * COLS + s * ROWS + base);
+      const float a[4] = {w.x, w.y, w.z, w.w};
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i) {
+        acc[s][0] = fmaf(a[i], v[i].x, acc[s][0]);
+        acc[s][1] = fmaf(a[i], v[i].y, acc[s][1]);
+        acc[s][2] = fmaf(a[i], v[i].z, acc[s][2]);
+        acc[s][3] = fmaf(a[i], v[i].w, acc[s][3]);
+      }
+    }
   }
 
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
@@ -237,26 +335,31 @@ struct SkinnyPipeIn {
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
       issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
       const float* buf = sm + (st % STAGES) * kStageFloats;
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < ROWS / kSlots; ++j) {
-        const int r = slot + kSlots * j;
-        const float4 v = tile::load4(buf + r * COLS + 4 * q);
-        float a[S];
-        if constexpr (S % 4 == 0) {
-          OCCTUNE_SKINNY_UNROLL
-          for (int s = 0; s < S; s += 4) {
-            const float4 w = tile::load4(buf + ROWS * COLS + r * S + s);
-            a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
-          }
-        } else {
-          a[0] = buf[ROWS * COLS + r];  // one address per warp-row: a broadcast
-        }
+      if constexpr (AVEC) {
         OCCTUNE_SKINNY_UNROLL
-        for (int s = 0; s < S; ++s) {
-          acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
-          acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
-          acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
-          acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
+        for (int j = 0; j < ROWS / kSlots; j += 4) fma_rows4(acc, buf, kSlots * j + 4 * slot, q);
+      } else {
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < ROWS / kSlots; ++j) {
+          const int r = slot + kSlots * j;
+          const float4 v = tile::load4(buf + r * COLS + 4 * q);
+          float a[S];
+          if constexpr (S % 4 == 0) {
+            OCCTUNE_SKINNY_UNROLL
+            for (int s = 0; s < S; s += 4) {
+              const float4 w = tile::load4(buf + ROWS * COLS + r * S + s);
+              a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
+            }
+          } else {
+            a[0] = buf[ROWS * COLS + r];  // one address per warp-row: a broadcast
+          }
+          OCCTUNE_SKINNY_UNROLL
+          for (int s = 0; s < S; ++s) {
+            acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
+            acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
+            acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
+            acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
+          }
         }
       }
     }
@@ -330,6 +433,9 @@ struct SkinnyPipeIn {
 // The nn variants under their own name (the kernel manifest knows a kernel by its name).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipe : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES> {};
+// The plain ring with A's rows copied as 16-byte vectors (AVEC above).
+template <int S, int COLS, int ROWS, int STAGES>
+struct SkinnyPipeVecA : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, 1, true> {};
 // Any alignment of B's rows, COLS - 4 columns a tile (WINDOW above).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipeWindow : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true> {};

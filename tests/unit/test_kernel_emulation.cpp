@@ -51,6 +51,10 @@ struct Storage {
 constexpr Storage kExact{"exact", 0, 0, 0, 0};
 constexpr Storage kPadded{"padded", 1, 3, 2, 0};
 constexpr Storage kShifted{"shifted", 0, 0, 0, 1};
+// A's rows padded by 3: at the shapes' K = 3 * slab + 5 (a multiple of 4 plus 1), lda is a
+// multiple of 4, so a ring that copies A as 16-byte vectors (SkinnyPipeVecA) takes them, with
+// a K that ends inside a vector.
+constexpr Storage kPaddedA4{"A padded to 4s", 3, 0, 0, 0};
 
 struct Shape3 {
   int m, n, k;
@@ -153,6 +157,7 @@ struct SkinnyCase {
   static constexpr std::size_t kSmemBytes = V::kSmemBytes;
   static constexpr int kMaxThreads = V::kMaxThreads;
   static constexpr bool kReducesInKernel = true;
+  static constexpr bool kVectorA = V::kPipeVecA;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
@@ -276,6 +281,12 @@ bool bitwise_equal(const std::vector<float>& x, const std::vector<float>& y) {
 
 // repacked: V run as the inner variant of a repacked one (kernels/repacked.cuh), after the
 // copy pass, on the same shapes plus odd ones with K a few slabs past 1000 (K % 4 = 1 and 3).
+// Whether V copies A as 16-byte vectors (SkinnyCase's kVectorA): it runs with kPaddedA4 too.
+template <class V, class = void>
+struct VectorA : std::false_type {};
+template <class V>
+struct VectorA<V, std::void_t<decltype(V::kVectorA)>> : std::bool_constant<V::kVectorA> {};
+
 template <class V>
 void check_variant(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
@@ -299,7 +310,7 @@ void check_variant(const std::string& symbol, bool repacked) {
   };
   // alpha/beta: scaled with C read (beta != 0, padded C), and scaled with beta 0 over a C of
   // NaN, which must not leak into the result.
-  const Run runs[] = {
+  std::vector<Run> runs = {
       {&kExact, emu::Order::kForward, emu::CopyTiming::kEager},
       {&kExact, emu::Order::kReverse, emu::CopyTiming::kLazy},
       {&kExact, emu::Order::kShuffled, emu::CopyTiming::kLazy},
@@ -309,6 +320,10 @@ void check_variant(const std::string& symbol, bool repacked) {
       {&kPadded, emu::Order::kForward, emu::CopyTiming::kLazy, -1.5f, 0.75f},
       {&kShifted, emu::Order::kReverse, emu::CopyTiming::kEager, 2.0f, 0.0f},
   };
+  if (VectorA<V>::value) {
+    runs.push_back({&kPaddedA4, emu::Order::kForward, emu::CopyTiming::kEager});
+    runs.push_back({&kPaddedA4, emu::Order::kShuffled, emu::CopyTiming::kLazy});
+  }
   for (auto shape : shapes) {
     const Run* current = nullptr;
     std::unique_ptr<Problem> pr;
