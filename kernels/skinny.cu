@@ -49,9 +49,8 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
 
 // Variant's configuration, its parameters read from the variant in any layout: "lanes" only
 // where it is not the default 32, "cluster" only on a cluster variant, "realign" only on a
-// realigning one, "rows" and "stages" only on a cp.async ring (SkinnyPipe), "window" only on a
-// windowed ring (SkinnyPipeWindow) and "avec" only on a ring that copies A as vectors
-// (SkinnyPipeVecA), so the earlier variants keep their parameters.
+// realigning one, "rows" and "stages" only on a cp.async ring (SkinnyPipe) and "window" only on
+// a windowed ring (SkinnyPipeWindow), so the earlier variants keep their parameters.
 template <class Variant>
 GemmConfig skinny_config(const char* spelled) {
   std::vector<occtune::Param> params = {
@@ -64,7 +63,6 @@ GemmConfig skinny_config(const char* spelled) {
     params.push_back({"stages", Variant::kPipeStages});
   }
   if (Variant::kPipeWindow) params.push_back({"window", 1});
-  if (Variant::kPipeVecA) params.push_back({"avec", 1});
   GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
                                       &launch_skinny<Variant>);
   g.tile_m = Variant::kTileM;
@@ -96,7 +94,7 @@ BuiltinFamily skinny_builtin() {
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
                      "loads of the large operand, K split across warps and blocks with a "
-                     "deterministic reduction; for M up to 8 also a cp.async ring of "
+                     "deterministic reduction; for M up to 16 also a cp.async ring of "
                      "shared-memory slabs over all of K",
                      BlockRule::kFixed, std::move(configs));
 }

@@ -635,9 +635,10 @@ namespace occtune::kernels {
 // windowed twin SkinnyPipeWindow for rows of any alignment. nn has every S for both sides with
 // 1, 8, 16 and 32 splits, the narrow S = 1 tiles (16 and 32 columns), S = 1 with 8 splits in a
 // cluster, S = 1's split tiles and cluster realigning, the ring for S = 1 (16-, 32-, 64- and
-// 128-column tiles), 4 and 8 (32 columns), the windowed ring for S = 1 (32-, 64- and
-// 128-column windows), 4 (32) and 8 (32 and 64), and (sm_90) either ring with K split over a
-// cluster of 4 or 8 blocks for narrow N; nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// 128-column tiles), 4 (32 columns), 8 and 16 (32 and 64), the windowed ring for S = 1 (32-,
+// 64- and 128-column windows), 4 (32), 8 (32 and 64) and 16 (32), and (sm_90) either ring with
+// K split over a cluster of 4 or 8 blocks for narrow N; nt, tn and tt a subset (1, 8, 16 rows;
+// 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X)   \
   X(Skinny<1, 0, 1>)                 \
   X(Skinny<1, 0, 8>)                 \
@@ -654,14 +655,10 @@ namespace occtune::kernels {
   X(SkinnyPipe<1, 128, 64, 3>)       \
   X(SkinnyPipe<4, 32, 128, 4>)       \
   X(SkinnyPipe<8, 32, 128, 4>)       \
+  X(SkinnyPipe<8, 64, 64, 4>)        \
   X(SkinnyPipe<1, 64, 128, 4>)       \
   X(SkinnyPipe<16, 32, 128, 4>)      \
   X(SkinnyPipe<16, 64, 64, 4>)       \
-  X(SkinnyPipeVecA<4, 32, 128, 4>)   \
-  X(SkinnyPipeVecA<8, 32, 128, 4>)   \
-  X(SkinnyPipeVecA<8, 64, 64, 4>)    \
-  X(SkinnyPipeVecA<16, 32, 128, 4>)  \
-  X(SkinnyPipeVecA<16, 64, 64, 4>)   \
   X(SkinnyPipeWindow<1, 32, 256, 4>) \
   X(SkinnyPipeWindow<1, 32, 128, 4>) \
   X(SkinnyPipeWindow<1, 64, 128, 4>) \

@@ -33,12 +33,13 @@ namespace occtune::kernels {
 // SPLITS > 1 (sm_90): K split over the SPLITS blocks of a thread block cluster (grid z), each
 // a whole number of slabs, their sums added in rank order through distributed shared memory:
 // for narrow N, whose column tiles alone are too few blocks to keep HBM busy.
-// AVEC: A's S rows of a slab are copied as 16-byte vectors along k into [s][k] (A contiguous
-// along k), not as 4-byte copies into [k][s]; a thread then takes four consecutive rows of the
-// slab at a time (one float4 of A per s covers them), so the shared-memory loads per row stay
-// those of [k][s]. Not with WINDOW, whose threads' rows must be four apart (above).
-template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool AVEC = false>
+// A's rows: for S >= 4 without WINDOW (kPipeVecA), a slab's S rows of A are copied as 16-byte
+// vectors along k into [s][k] (A is contiguous along k), and a thread takes four consecutive
+// rows of the slab at a time (one float4 of A per s covers them), so the shared-memory loads
+// per row stay those of [k][s]. Otherwise (S = 1, or WINDOW, whose threads' rows must be four
+// apart) A goes into [k][s] by 4-byte copies: at S = 8 and 16 those took 2-40% longer (docs/
+// PERFORMANCE.md, "A's rows as vectors").
+template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
@@ -54,15 +55,17 @@ struct SkinnyPipeIn {
   static constexpr int kS = S, kSide = 0, kSplits = SPLITS, kLanes = COLS / 4;
   static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
-  static constexpr bool kPipeWindow = WINDOW, kPipeVecA = AVEC;
+  static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
-  static_assert(!AVEC || (!WINDOW && COLS >= 32 && ROWS / kSlots % 4 == 0),
-                "skinny pipe: A's vectors need plain rows, four a thread, 32 or more columns");
-  // AVEC: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
+  // kPipeVecA: four rows a thread at a time; 32 or more columns keep B's loads of those rows
+  // free of bank conflicts (16 would put two of them in one quarter-warp's banks).
+  static_assert(!kPipeVecA || (COLS >= 32 && ROWS / kSlots % 4 == 0),
+                "skinny pipe: A's vectors need four rows a thread and 32 or more columns");
+  // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
   static constexpr int kAQuads = ROWS / 4;
-  static_assert(!AVEC || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A a pass");
+  static_assert(!kPipeVecA || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A");
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = ROWS * COLS + ROWS * S;
@@ -98,7 +101,7 @@ struct SkinnyPipeIn {
     std::size_t b_slab;    // elements between a thread's copies of consecutive slabs
     std::size_t b_pass;    // elements between its copies of one slab
     int b_row, b_bytes;    // first row; bytes of its column (0 past N)
-    int a_row;             // first k of its A copies; -1 past M (AVEC: its first s)
+    int a_row;             // first k of its A copies; -1 past M (kPipeVecA: its first s)
     int k;
     bool vec;
     // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
@@ -110,9 +113,11 @@ struct SkinnyPipeIn {
     int col;               // the column (of the tile's row) of the window's first float
     int n, k_b;
     bool head;
-    int a_rows;            // AVEC: rows of A left from s0 (M - s0)
-    bool a_vec;            // AVEC: A 16-byte aligned with lda % 4 = 0 (else element copies)
-    std::size_t a_pass;    // AVEC: elements between its copies of one slab
+    // kPipeVecA: rows of A left from s0 (M - s0); whether A is 16-byte aligned with lda % 4 = 0
+    // (else element copies); elements between a thread's copies of one slab.
+    int a_rows;
+    bool a_vec;
+    std::size_t a_pass;
   };
 
   // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
@@ -167,7 +172,7 @@ struct SkinnyPipeIn {
       c.b = c.b_bytes ? p.b + c.head_at : p.b;
     else
       c.b = c.b_bytes ? p.b + std::size_t(kb + c.b_row) * ldb + col : p.b;
-    if constexpr (AVEC) {
+    if constexpr (kPipeVecA) {
       c.a_row = t / kAQuads;
       c.a_rows = p.m - s0;
       c.a_vec = tile::aligned16(p.a) && p.lda % 4 == 0;
@@ -226,7 +231,7 @@ struct SkinnyPipeIn {
         }
       }
       // A is read by every column tile: plain copies, no evict-first.
-      if constexpr (AVEC) {
+      if constexpr (kPipeVecA) {
         issue_a_vectors(c, buf + ROWS * COLS, k0);
       } else {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
@@ -245,7 +250,7 @@ struct SkinnyPipeIn {
     tile::copy_commit();
   }
 
-  // AVEC: A's rows s of the slab at k0 into a_sm[s][k], a float4 of k per copy: 16 bytes where
+  // kPipeVecA: A's rows s of the slab at k0 into a_sm[s][k], a float4 of k per copy: 16 bytes where
   // A is aligned and the four k are inside K, else element by element (zero past K or M).
   // Issued only where the slab is (st < slabs), so no copy reads past A's rows.
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
@@ -293,7 +298,7 @@ struct SkinnyPipeIn {
     }
   }
 
-  // AVEC: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
+  // kPipeVecA: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
   // then one float4 of A per s (A's values at those rows) and sixteen FMAs.
   __device__ __forceinline__ static void fma_rows4(float (&acc)[S][4], const float* buf, int base,
                                                    int q) {
@@ -335,7 +340,7 @@ struct SkinnyPipeIn {
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
       issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
       const float* buf = sm + (st % STAGES) * kStageFloats;
-      if constexpr (AVEC) {
+      if constexpr (kPipeVecA) {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; j += 4) fma_rows4(acc, buf, kSlots * j + 4 * slot, q);
       } else {
@@ -433,9 +438,6 @@ struct SkinnyPipeIn {
 // The nn variants under their own name (the kernel manifest knows a kernel by its name).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipe : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES> {};
-// The plain ring with A's rows copied as 16-byte vectors (AVEC above).
-template <int S, int COLS, int ROWS, int STAGES>
-struct SkinnyPipeVecA : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, 1, true> {};
 // Any alignment of B's rows, COLS - 4 columns a tile (WINDOW above).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipeWindow : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true> {};

@@ -142,8 +142,9 @@ std::optional<CostInput> skinny_input(const DeviceInfo& device, Shape shape, int
   OfflineOccupancy oracle(device);
   const Plan plan = plan_family(*kernels::find_family("skinny"), device, shape, oracle);
   for (const Candidate& c : plan.candidates)
+    // The register kernels only: a ring (kernels/skinny_pipe.cuh, "rows") has no split either.
     if (c.variant->param("s") == s && c.variant->param("side") == side &&
-        c.variant->param("splits") == splits)
+        c.variant->param("splits") == splits && c.variant->param("rows") == 0)
       return cost_input(c);
   return std::nullopt;
 }
