@@ -275,29 +275,6 @@ struct SkinnyPipeIn {
     }
   }
 
-  // Row r of the slab: B's float4 at the thread's columns, A's S values at r ([k][s]), S x 4 FMAs.
-  __device__ __forceinline__ static void fma_row(float (&acc)[S][4], const float* buf, int r,
-                                                 int q) {
-    const float4 v = tile::load4(buf + r * COLS + 4 * q);
-    float a[S];
-    if constexpr (S % 4 == 0) {
-      OCCTUNE_SKINNY_UNROLL
-      for (int s = 0; s < S; s += 4) {
-        const float4 w = tile::load4(buf + ROWS * COLS + r * S + s);
-        a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
-      }
-    } else {
-      a[0] = buf[ROWS * COLS + r];  // one address per warp-row: a broadcast
-    }
-    OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) {
-      acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
-      acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
-      acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
-      acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
-    }
-  }
-
   // kPipeVecA: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
   // then one float4 of A per s (A's values at those rows) and sixteen FMAs.
   __device__ __forceinline__ static void fma_rows4(float (&acc)[S][4], const float* buf, int base,
