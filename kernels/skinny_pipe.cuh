@@ -37,8 +37,8 @@ namespace occtune::kernels {
 // vectors along k into [s][k] (A is contiguous along k), and a thread takes four consecutive
 // rows of the slab at a time (one float4 of A per s covers them), so the shared-memory loads
 // per row stay those of [k][s]. Otherwise (S = 1, or WINDOW, whose threads' rows must be four
-// apart) A goes into [k][s] by 4-byte copies: at S = 8 and 16 those took 2-40% longer (docs/
-// PERFORMANCE.md, "A's rows as vectors").
+// apart) A goes into [k][s] by 4-byte copies, with which 8x4096x4096 took 17% longer and
+// 16x8192x8192 70% (docs/PERFORMANCE.md, "A's rows as vectors").
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
