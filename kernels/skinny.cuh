@@ -98,6 +98,37 @@ inline constexpr int kSkinnyKTile = 128;  // K per shared-memory tile of the sma
 inline constexpr int kSkinnyRowsPerWarp = 4;
 inline constexpr int kSkinnyLoadsInFlight = 8;  // rows of the large operand a lane loads at once
 
+// The K split in a thread block cluster (sm_90; SkinnyCluster and SkinnyPipeCluster): every
+// block holds its sums of the tile's OUTPUTS outputs as part[e]; block r adds its share of them
+// over ranks 0..SPLITS-1 in that order (deterministic) and hands each sum it keeps (keep(e)) to
+// emit(e, sum). The first cluster barrier makes every block's sums visible, the second keeps
+// each block's shared memory alive until the others have read it; the warp barrier before it
+// gathers the lanes that left the loop early (the cluster barrier is warp-aligned: synccheck
+// reported divergent threads without it).
+template <int SPLITS, int OUTPUTS, class Keep, class Emit>
+__device__ __forceinline__ void cluster_sum_in_rank_order(float* part, Keep keep, Emit emit) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  constexpr int kShare = (OUTPUTS + SPLITS - 1) / SPLITS;
+  const int first = int(cluster.block_rank()) * kShare;
+  const int last = first + kShare < OUTPUTS ? first + kShare : OUTPUTS;
+  for (int e = first + int(threadIdx.x); e < last; e += kSkinnyThreads) {
+    if (!keep(e)) continue;
+    float sum = 0.0f;
+    for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(part, r)[e];
+    emit(e, sum);
+  }
+  __syncwarp();
+  cluster.sync();
+#elif defined(__CUDA_ARCH__)
+  __trap();  // registered for sm_90 only (its launch asks for a cluster)
+#else
+  (void)part, (void)keep, (void)emit;  // nvcc's host pass: never called
+#endif
+}
+
 // SIDE 0: M is the small dimension (B is the large operand, C's rows are S-row groups);
 // SIDE 1: N is small (A is large). S: rows (columns) of the small dimension per block.
 // LANES (along x only): lanes that share one row of the large operand, four outputs each, so
@@ -284,35 +315,13 @@ struct SkinnyIn {
   }
 
   // The cluster's blocks (one per split, rank = blockIdx.z) hold their tile sums in shared
-  // memory as sm[s * 128 + c]; block r adds its share of the outputs over ranks 0..SPLITS-1 in
-  // that order and writes C. The first cluster barrier makes every block's sums visible, the
-  // second keeps each block's shared memory alive until the others have read it.
+  // memory as sm[s * 128 + c]; cluster_sum_in_rank_order adds them and writes C.
   __device__ static void finish_cluster(const GemmArgs& p, float* sm, int small, int large,
                                         int s0, int x0) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();
-    constexpr int kOutputs = S * kLargeTile;
-    constexpr int kShare = (kOutputs + SPLITS - 1) / SPLITS;
-    const int first = int(cluster.block_rank()) * kShare;
-    const int last = first + kShare < kOutputs ? first + kShare : kOutputs;
-    for (int e = first + int(threadIdx.x); e < last; e += kSkinnyThreads) {
-      const int s = e / kLargeTile, x = x0 + e % kLargeTile;
-      if (s0 + s >= small || x >= large) continue;
-      float sum = 0.0f;
-      for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(sm, r)[e];
-      emit(p, s0 + s, x, sum);
-    }
-    // The cluster barrier is warp-aligned: the lanes that left the loop early wait here for
-    // the others (compute-sanitizer's synccheck reported divergent threads without it).
-    __syncwarp();
-    cluster.sync();
-#elif defined(__CUDA_ARCH__)
-    __trap();  // registered for sm_90 only (its launch asks for a cluster)
-#else
-    (void)p, (void)sm, (void)small, (void)large, (void)s0, (void)x0;
-#endif
+    cluster_sum_in_rank_order<SPLITS, S * kLargeTile>(
+        sm,
+        [&](int e) { return s0 + e / kLargeTile < small && x0 + e % kLargeTile < large; },
+        [&](int e, float sum) { emit(p, s0 + e / kLargeTile, x0 + e % kLargeTile, sum); });
   }
 
   // Every block has written its slice of the tile; the one that takes the last ticket adds the

@@ -381,34 +381,15 @@ struct SkinnyPipeIn {
     if constexpr (SPLITS > 1) finish_cluster(p, part, s0, x0);
   }
 
-  // The cluster's blocks hold their sums as part[s][column]; block r adds its share of the
-  // outputs over ranks 0..SPLITS-1 in that order and writes C (as SkinnyIn::finish_cluster).
-  // The first cluster barrier makes every block's sums visible, the second keeps each block's
-  // shared memory alive until the others have read it.
+  // The cluster's blocks hold their sums as part[s][column]; cluster_sum_in_rank_order
+  // (kernels/skinny.cuh) adds them and writes C.
   __device__ static void finish_cluster(const GemmArgs& p, float* part, int s0, int x0) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();
-    constexpr int kOutputs = S * kTileN;
-    constexpr int kShare = (kOutputs + SPLITS - 1) / SPLITS;
-    const int first = int(cluster.block_rank()) * kShare;
-    const int last = first + kShare < kOutputs ? first + kShare : kOutputs;
-    for (int e = first + int(threadIdx.x); e < last; e += kSkinnyThreads) {
-      const int s = e / kTileN, x = x0 + e % kTileN;
-      if (s0 + s >= p.m || x >= p.n) continue;
-      float sum = 0.0f;
-      for (int r = 0; r < SPLITS; ++r) sum += cluster.map_shared_rank(part, r)[e];
-      float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
-      *out = scale_output(sum, out, p.alpha, p.beta);
-    }
-    __syncwarp();  // the cluster barrier is warp-aligned (SkinnyIn::finish_cluster)
-    cluster.sync();
-#elif defined(__CUDA_ARCH__)
-    __trap();  // registered for sm_90 only (its launch asks for a cluster)
-#else
-    (void)p, (void)part, (void)s0, (void)x0;
-#endif
+    cluster_sum_in_rank_order<SPLITS, S * kTileN>(
+        part, [&](int e) { return s0 + e / kTileN < p.m && x0 + e % kTileN < p.n; },
+        [&](int e, float sum) {
+          float* out = p.c + std::size_t(s0 + e / kTileN) * std::size_t(p.ldc) + x0 + e % kTileN;
+          *out = scale_output(sum, out, p.alpha, p.beta);
+        });
   }
 };
 
