@@ -39,7 +39,11 @@ namespace occtune::kernels {
 // per row stay those of [k][s]. Otherwise (S = 1, or WINDOW, whose threads' rows must be four
 // apart) A goes into [k][s] by 4-byte copies, with which 8x4096x4096 took 17% longer and
 // 16x8192x8192 70% (docs/PERFORMANCE.md, "A's rows as vectors").
-template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1>
+// SMALL_N: the ring for N <= 16 with a large A (its "side 1"): the same kernel, A now the
+// operand read once (its vector copies evict-first) and B the one every block reads (plain
+// copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats.
+template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
+          bool SMALL_N = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
@@ -52,23 +56,25 @@ struct SkinnyPipeIn {
   // S = 16 holds 64 sums a thread: capped at 128 registers, so that two blocks share an SM.
   static constexpr int kMinBlocksPerSm = S == 16 ? 2 : 0;
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
-  static constexpr int kS = S, kSide = 0, kSplits = SPLITS, kLanes = COLS / 4;
+  static constexpr int kS = S, kSide = SMALL_N ? 1 : 0, kSplits = SPLITS, kLanes = COLS / 4;
   static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
-  // kPipeVecA: four rows a thread at a time; 32 or more columns keep B's loads of those rows
-  // free of bank conflicts (16 would put two of them in one quarter-warp's banks).
-  static_assert(!kPipeVecA || (COLS >= 32 && ROWS / kSlots % 4 == 0),
-                "skinny pipe: A's vectors need four rows a thread and 32 or more columns");
+  // kPipeVecA: four rows a thread at a time. On 16 columns two of those rows (four apart) would
+  // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow).
+  static_assert(!kPipeVecA || ROWS / kSlots % 4 == 0,
+                "skinny pipe: A's vectors need four rows a thread");
+  static_assert(!SMALL_N || (kPipeVecA && SPLITS == 1), "skinny pipe: N small on A's vectors");
+  static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
   static constexpr int kAQuads = ROWS / 4;
   static_assert(!kPipeVecA || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A");
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
-  static constexpr int kStageFloats = ROWS * COLS + ROWS * S;
+  static constexpr int kStageFloats = ROWS * kBRow + ROWS * S;
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
   // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
   static_assert(S * (kSlots + 1) * COLS <= STAGES * kStageFloats, "skinny pipe: reduction fits");
@@ -207,7 +213,7 @@ struct SkinnyPipeIn {
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
-        float* dst = buf + c.b_row * COLS + 4 * (t % kLanes);
+        float* dst = buf + c.b_row * kBRow + 4 * (t % kLanes);
         // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
         // element, and B's last row is left to run() (k_b).
         const bool head = WINDOW && c.head && st == 0;
@@ -219,23 +225,23 @@ struct SkinnyPipeIn {
             continue;
           }
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          tile::copy_async<16, true>(dst + j * kVecRowsPerPass * COLS, src, bytes);
+          tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, src, bytes);
         }
       } else {
-        float* dst = buf + c.b_row * COLS + t % COLS;
+        float* dst = buf + c.b_row * kBRow + t % COLS;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kElemRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kElemRowsPerPass < c.k ? c.b_bytes : 0;
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          tile::copy_async<4, true>(dst + j * kElemRowsPerPass * COLS, src, bytes);
+          tile::copy_async<4, !SMALL_N>(dst + j * kElemRowsPerPass * kBRow, src, bytes);
         }
       }
       // A is read by every column tile: plain copies, no evict-first.
       if constexpr (kPipeVecA) {
-        issue_a_vectors(c, buf + ROWS * COLS, k0);
+        issue_a_vectors(c, buf + ROWS * kBRow, k0);
       } else {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
-        float* a_dst = buf + ROWS * COLS + t;
+        float* a_dst = buf + ROWS * kBRow + t;
         const float* a = c.a + k0;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
@@ -264,13 +270,13 @@ struct SkinnyPipeIn {
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
       float* to = dst + j * kRowsPerPass * ROWS;
       if (row && c.a_vec && kk + 4 <= c.k) {
-        tile::copy_async<16>(to, src, 16);
+        tile::copy_async<16, SMALL_N>(to, src, 16);
         continue;
       }
       OCCTUNE_SKINNY_UNROLL
       for (int e = 0; e < 4; ++e) {
         const bool in = row && kk + e < c.k;
-        tile::copy_async<4>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
+        tile::copy_async<4, SMALL_N>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
       }
     }
   }
@@ -281,10 +287,10 @@ struct SkinnyPipeIn {
                                                    int q) {
     float4 v[4];
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (base + i) * COLS + 4 * q);
+    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (base + i) * kBRow + 4 * q);
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < S; ++s) {
-      const float4 w = tile::load4(buf + ROWS * COLS + s * ROWS + base);
+      const float4 w = tile::load4(buf + ROWS * kBRow + s * ROWS + base);
       const float a[4] = {w.x, w.y, w.z, w.w};
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
@@ -324,12 +330,12 @@ struct SkinnyPipeIn {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; ++j) {
           const int r = slot + kSlots * j;
-          const float4 v = tile::load4(buf + r * COLS + 4 * q);
+          const float4 v = tile::load4(buf + r * kBRow + 4 * q);
           float a[S];
           if constexpr (S % 4 == 0) {
             OCCTUNE_SKINNY_UNROLL
             for (int s = 0; s < S; s += 4) {
-              const float4 w = tile::load4(buf + ROWS * COLS + r * S + s);
+              const float4 w = tile::load4(buf + ROWS * kBRow + r * S + s);
               a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
             }
           } else {
@@ -396,6 +402,9 @@ struct SkinnyPipeIn {
 // The nn variants under their own name (the kernel manifest knows a kernel by its name).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipe : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES> {};
+// The ring for N <= 16 with a large A (SMALL_N above).
+template <int S, int COLS, int ROWS, int STAGES>
+struct SkinnyPipeSmallN : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, 1, true> {};
 // Any alignment of B's rows, COLS - 4 columns a tile (WINDOW above).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipeWindow : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true> {};

@@ -167,10 +167,15 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
   const double slices = splits > 1 ? 2.0 * double(splits) * m * n : 0.0;
   double operands = m * k + k * n;
   // skinny reads the large operand again for every S rows (or columns) of the small dimension
-  // (kernels/skinny.cuh): the side whose tile is the narrower is the small one.
+  // (kernels/skinny.cuh): the side whose tile is the narrower is the small one. An operand
+  // that every tile reads but that fits in half the L2 (the ring for N <= 16 re-reads B, K x
+  // N, once per 16 rows) comes from DRAM once.
   if (streaming) {
-    operands = in.tile_m <= in.tile_n ? double(tiles_m) * k * n + m * k
-                                      : double(tiles_n) * m * k + k * n;
+    const double reread_b = double(tiles_m) * k * n, reread_a = double(tiles_n) * m * k;
+    const double l2_floats = double(device.l2_bytes) / 8.0;
+    operands = in.tile_m <= in.tile_n
+                   ? (k * n <= l2_floats ? k * n : reread_b) + m * k
+                   : (m * k <= l2_floats ? m * k : reread_a) + k * n;
   }
   e.dram_ms = bandwidth > 0 ? 4.0 * (operands + m * n + slices) / bandwidth * 1e3 : 0.0;
   const double panels = double(blocks) * double(in.tile_m + in.tile_n) * double(k_slab) * 4.0;

@@ -186,6 +186,27 @@ TEST(CostModel, SkinnyEfficiencyIsFittedWhereItsComputeBinds) {
   }
 }
 
+// skinny's re-reads of an operand come from DRAM unless it fits in half the L2: the ring for
+// N <= 16 (SkinnyPipeSmallN, 16 x 16 tiles) reads B (K x N) once per 16 rows of a large A, from
+// L2, so its DRAM term is one read of each operand; S = 8 at M = 16 reads a 256 MiB B twice.
+TEST(CostModel, SkinnyRereadsFromDramOnlyWhatL2CannotHold) {
+  const double bandwidth = dram_bandwidth(h200());
+  auto dram_floats = [&](Shape shape, int s, int side, int rows) -> double {
+    OfflineOccupancy oracle(h200());
+    const Plan plan = plan_family(*kernels::find_family("skinny"), h200(), shape, oracle);
+    for (const Candidate& c : plan.candidates)
+      if (c.variant->param("s") == s && c.variant->param("side") == side &&
+          c.variant->param("splits") == 1 && c.variant->param("rows") == rows)
+        return estimate_cost(*cost_input(c), h200(), shape).dram_ms * 1e-3 * bandwidth / 4.0;
+    ADD_FAILURE() << "no skinny candidate s=" << s << " side=" << side << " rows=" << rows;
+    return 0.0;
+  };
+  const Shape small_n{8192, 16, 8192};
+  EXPECT_NEAR(dram_floats(small_n, 16, 1, 256), 8192.0 * 8192 + 8192 * 16 + 8192 * 16, 1.0);
+  const Shape m16{16, 8192, 8192};
+  EXPECT_NEAR(dram_floats(m16, 8, 0, 128), 2.0 * 8192 * 8192 + 16 * 8192 + 16 * 8192, 1.0);
+}
+
 // The default job at 4096^3 on the H200 profile: skinny keeps its one best-estimated candidate
 // (every family keeps one), no more.
 TEST(CostModel, SkinnyKeepsOneCandidateAt4096CubedOnTheH200) {
