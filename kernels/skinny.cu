@@ -94,8 +94,8 @@ BuiltinFamily skinny_builtin() {
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
                      "loads of the large operand, K split across warps and blocks with a "
-                     "deterministic reduction; for M up to 16 also a cp.async ring of "
-                     "shared-memory slabs over all of K",
+                     "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
+                     "also a cp.async ring of shared-memory slabs over all of K",
                      BlockRule::kFixed, std::move(configs));
 }
 
