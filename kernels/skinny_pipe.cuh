@@ -4,10 +4,10 @@
 // K split (outside a cluster: SPLITS below), so no workspace and no second kernel (as cuBLAS's gemv
 // runs: one block per column tile over all of K). Where the register kernels (kernels/skinny.cuh)
 // expose one HBM round trip per batch, this ring does not: lab/gemv_pipe_lab.cu measured it on the
-// H200 (docs/PERFORMANCE.md, "The cp.async ring"). SIDE 0 in nn only (B contiguous along the
-// output's columns). Rows of B that are not 16-byte aligned are copied element by element (4-byte
-// cp.async): correct, and slow. SkinnyPipeWindow reads such rows as aligned windows instead (WINDOW
-// below).
+// H200 (docs/PERFORMANCE.md, "The cp.async ring"). nn only: B contiguous along the output's
+// columns (side 0), or, with SMALL_N (below), N <= 16 and A the operand streamed (side 1). Rows of
+// B that are not 16-byte aligned are copied element by element (4-byte cp.async): correct, and
+// slow. SkinnyPipeWindow reads such rows as aligned windows instead (WINDOW below).
 #pragma once
 
 #include <cstddef>
@@ -236,7 +236,8 @@ struct SkinnyPipeIn {
           tile::copy_async<4, !SMALL_N>(dst + j * kElemRowsPerPass * kBRow, src, bytes);
         }
       }
-      // A is read by every column tile: plain copies, no evict-first.
+      // A is read by every column tile: plain copies, no evict-first (SMALL_N: A is the operand
+      // read once, and its copies are evict-first).
       if constexpr (kPipeVecA) {
         issue_a_vectors(c, buf + ROWS * kBRow, k0);
       } else {
@@ -339,7 +340,7 @@ struct SkinnyPipeIn {
               a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
             }
           } else {
-            a[0] = buf[ROWS * COLS + r];  // one address per warp-row: a broadcast
+            a[0] = buf[ROWS * kBRow + r];  // one address per warp-row: a broadcast
           }
           OCCTUNE_SKINNY_UNROLL
           for (int s = 0; s < S; ++s) {
