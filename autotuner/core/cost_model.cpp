@@ -171,11 +171,12 @@ CostEstimate estimate_cost(const CostInput& in, const DeviceInfo& device, Shape 
   // that every tile reads but that fits in half the L2 (the ring for N <= 16 re-reads B, K x
   // N, once per 16 rows) comes from DRAM once.
   if (streaming) {
-    const double reread_b = double(tiles_m) * k * n, reread_a = double(tiles_n) * m * k;
     const double l2_floats = double(device.l2_bytes) / 8.0;
-    operands = in.tile_m <= in.tile_n
-                   ? (k * n <= l2_floats ? k * n : reread_b) + m * k
-                   : (m * k <= l2_floats ? m * k : reread_a) + k * n;
+    const auto reread = [&](double floats, std::int64_t tiles) {
+      return floats <= l2_floats ? floats : double(tiles) * floats;
+    };
+    operands = in.tile_m <= in.tile_n ? reread(k * n, tiles_m) + m * k
+                                      : reread(m * k, tiles_n) + k * n;
   }
   e.dram_ms = bandwidth > 0 ? 4.0 * (operands + m * n + slices) / bandwidth * 1e3 : 0.0;
   const double panels = double(blocks) * double(in.tile_m + in.tile_n) * double(k_slab) * 4.0;

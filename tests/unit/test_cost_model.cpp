@@ -137,14 +137,15 @@ const DeviceInfo& h200() {
 }
 
 // skinny's candidate Skinny<S, SIDE, SPLITS> planned for `device` at `shape`.
+// rows 0: a register kernel (kernels/skinny.cuh); else the ring of that slab depth
+// (kernels/skinny_pipe.cuh), which has no split either.
 std::optional<CostInput> skinny_input(const DeviceInfo& device, Shape shape, int s, int side,
-                                      int splits) {
+                                      int splits, int rows = 0) {
   OfflineOccupancy oracle(device);
   const Plan plan = plan_family(*kernels::find_family("skinny"), device, shape, oracle);
   for (const Candidate& c : plan.candidates)
-    // The register kernels only: a ring (kernels/skinny_pipe.cuh, "rows") has no split either.
     if (c.variant->param("s") == s && c.variant->param("side") == side &&
-        c.variant->param("splits") == splits && c.variant->param("rows") == 0)
+        c.variant->param("splits") == splits && c.variant->param("rows") == rows)
       return cost_input(c);
   return std::nullopt;
 }
@@ -192,14 +193,12 @@ TEST(CostModel, SkinnyEfficiencyIsFittedWhereItsComputeBinds) {
 TEST(CostModel, SkinnyRereadsFromDramOnlyWhatL2CannotHold) {
   const double bandwidth = dram_bandwidth(h200());
   auto dram_floats = [&](Shape shape, int s, int side, int rows) -> double {
-    OfflineOccupancy oracle(h200());
-    const Plan plan = plan_family(*kernels::find_family("skinny"), h200(), shape, oracle);
-    for (const Candidate& c : plan.candidates)
-      if (c.variant->param("s") == s && c.variant->param("side") == side &&
-          c.variant->param("splits") == 1 && c.variant->param("rows") == rows)
-        return estimate_cost(*cost_input(c), h200(), shape).dram_ms * 1e-3 * bandwidth / 4.0;
-    ADD_FAILURE() << "no skinny candidate s=" << s << " side=" << side << " rows=" << rows;
-    return 0.0;
+    const auto in = skinny_input(h200(), shape, s, side, 1, rows);
+    if (!in) {
+      ADD_FAILURE() << "no skinny candidate s=" << s << " side=" << side << " rows=" << rows;
+      return 0.0;
+    }
+    return estimate_cost(*in, h200(), shape).dram_ms * 1e-3 * bandwidth / 4.0;
   };
   const Shape small_n{8192, 16, 8192};
   EXPECT_NEAR(dram_floats(small_n, 16, 1, 256), 8192.0 * 8192 + 8192 * 16 + 8192 * 16, 1.0);
