@@ -217,15 +217,25 @@ struct SkinnyPipeIn {
         // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
         // element, and B's last row is left to run() (k_b).
         const bool head = WINDOW && c.head && st == 0;
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
-          const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k_b ? c.b_bytes : 0;
-          if (j == 0 && head) {
-            copy_elements(dst, c, c.head_at, bytes);
-            continue;
+        // A slab whose rows all lie inside K, of a thread whose column is whole (every slab but
+        // the last, of all but the tile's last lanes): no test a copy. The tests cost about 25
+        // instructions a copy, a third of the ring's at S = 16 (docs/PERFORMANCE.md, "Copies
+        // without tests").
+        if (c.b_bytes == 16 && k0 + ROWS <= c.k_b && !head) {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j)
+            tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, b + j * c.b_pass, 16);
+        } else {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
+            const int bytes = k0 + c.b_row + j * kVecRowsPerPass < c.k_b ? c.b_bytes : 0;
+            if (j == 0 && head) {
+              copy_elements(dst, c, c.head_at, bytes);
+              continue;
+            }
+            const float* src = bytes ? b + j * c.b_pass : c.b_any;
+            tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, src, bytes);
           }
-          const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, src, bytes);
         }
       } else {
         float* dst = buf + c.b_row * kBRow + t % COLS;
@@ -244,13 +254,24 @@ struct SkinnyPipeIn {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
         float* a_dst = buf + ROWS * kBRow + t;
         const float* a = c.a + k0;
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
-          if (t + j * kSkinnyThreads >= ROWS * S) break;
-          const int row = c.a_row + j * kSmallRowsPerPass;
-          const bool in = c.a_row >= 0 && k0 + row < c.k;
-          tile::copy_async<4>(a_dst + j * kSkinnyThreads, in ? a + j * kSmallRowsPerPass : c.a_any,
-                              in ? 4 : 0);
+        constexpr int kPasses = (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads;
+        // Whether the last pass leaves threads out (ptxas does not know that t < 256).
+        constexpr bool kPartialPass = ROWS * S % kSkinnyThreads != 0;
+        if (c.a_row >= 0 && k0 + ROWS <= c.k) {  // the slab inside K: no test a copy, as B's
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < kPasses; ++j) {
+            if (kPartialPass && t + j * kSkinnyThreads >= ROWS * S) break;
+            tile::copy_async<4>(a_dst + j * kSkinnyThreads, a + j * kSmallRowsPerPass, 4);
+          }
+        } else {
+          OCCTUNE_SKINNY_UNROLL
+          for (int j = 0; j < kPasses; ++j) {
+            if (kPartialPass && t + j * kSkinnyThreads >= ROWS * S) break;
+            const int row = c.a_row + j * kSmallRowsPerPass;
+            const bool in = c.a_row >= 0 && k0 + row < c.k;
+            tile::copy_async<4>(a_dst + j * kSkinnyThreads,
+                                in ? a + j * kSmallRowsPerPass : c.a_any, in ? 4 : 0);
+          }
         }
       }
     }
@@ -263,10 +284,20 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
     const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads);
     constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
+    constexpr bool kPartialPass = kAQuads * S % kSkinnyThreads != 0;  // as in issue()
     float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
+    // Every row of the block's S inside M, A aligned, the slab inside K: no test a copy, as B's.
+    if (c.a_vec && c.a_rows >= S && k0 + ROWS <= c.k) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+        if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
+        tile::copy_async<16, SMALL_N>(dst + j * kRowsPerPass * ROWS, c.a + j * c.a_pass + k0, 16);
+      }
+      return;
+    }
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
-      if (t + j * kSkinnyThreads >= kAQuads * S) break;
+      if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
       const bool row = c.a_row + j * kRowsPerPass < c.a_rows;
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
       float* to = dst + j * kRowsPerPass * ROWS;

@@ -107,18 +107,20 @@ __device__ __forceinline__ void copy_async(float* dst, const float* src, int src
   static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4 or 16 bytes here");
 #if OCCTUNE_HAS_CP_ASYNC
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (kEvictFirst && kBytes == 16) {
-    asm volatile(
-        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
-        " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, policy;\n}" ::"r"(d),
-        "l"(src), "r"(src_bytes)
-        : "memory");
-  } else if constexpr (kEvictFirst) {
-    asm volatile(
-        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
-        " cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, policy;\n}" ::"r"(d),
-        "l"(src), "r"(src_bytes)
-        : "memory");
+  if constexpr (kEvictFirst) {
+    // The policy is made by an asm of its own, without volatile, so that the compiler makes it
+    // once for all of a loop's copies: made inside each copy's asm, ptxas rebuilt it per copy
+    // (eight instructions; docs/PERFORMANCE.md, "Copies without tests").
+    std::uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    if constexpr (kBytes == 16)
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
+                   "l"(src), "r"(src_bytes), "l"(policy)
+                   : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, %3;\n" ::"r"(d),
+                   "l"(src), "r"(src_bytes), "l"(policy)
+                   : "memory");
   } else if constexpr (kBytes == 16) {
     // .cg: cache in L2 only; A and B slabs are used once per block.
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),

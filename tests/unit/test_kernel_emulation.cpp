@@ -53,8 +53,10 @@ constexpr Storage kPadded{"padded", 1, 3, 2, 0};
 constexpr Storage kShifted{"shifted", 0, 0, 0, 1};
 // A's rows padded by 3: at the shapes' K = 3 * slab + 5 (a multiple of 4 plus 1), lda is a
 // multiple of 4, so a ring that copies A as 16-byte vectors (SkinnyPipeVecA) takes them, with
-// a K that ends inside a vector.
-constexpr Storage kPaddedA4{"A padded to 4s", 3, 0, 0, 0};
+// a K that ends inside a vector. B's rows padded by 3 as well: at N = tile + 5, ldb is a
+// multiple of 4, so the ring's vector copies of B meet whole and partial slabs and columns
+// together (its copies without tests, and the tested ones at the ends of K, M and N).
+constexpr Storage kPaddedA4{"A and B padded to 4s", 3, 3, 0, 0};
 
 struct Shape3 {
   int m, n, k;
