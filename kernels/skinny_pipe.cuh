@@ -41,14 +41,15 @@ namespace occtune::kernels {
 // 16x8192x8192 70% (docs/PERFORMANCE.md, "A's rows as vectors").
 // SMALL_N: the ring for N <= 16 with a large A (its "side 1"): the same kernel, A now the
 // operand read once (its vector copies evict-first) and B the one every block reads (plain
-// copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats.
+// copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats, or 8-column
+// tiles for N <= 8 (half the FMAs a row of A; kBGap).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
           bool SMALL_N = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
-  static_assert(COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
-                "skinny pipe: 16, 32, 64 or 128 columns");
+  static_assert(COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
+                "skinny pipe: 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
   static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
   static constexpr Layout kLayout = L;
@@ -60,21 +61,30 @@ struct SkinnyPipeIn {
   static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
+  // Whole slabs copied without a test a copy (issue): at S = 16, whose FMAs and copies share
+  // the issue slots, 7-13% faster; the S <= 8 rings, bound by HBM, took 2-8% longer with them
+  // and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests").
+  static constexpr bool kUntestedCopies = S == 16;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
   // kPipeVecA: four rows a thread at a time. On 16 columns two of those rows (four apart) would
-  // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow).
+  // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow); on 8, four
+  // would, and every fourth row is followed by 8 floats (kBGap), so that rows 4 apart start 40
+  // floats apart: b_at(row) is where a row of the slab starts.
   static_assert(!kPipeVecA || ROWS / kSlots % 4 == 0,
                 "skinny pipe: A's vectors need four rows a thread");
   static_assert(!SMALL_N || (kPipeVecA && SPLITS == 1), "skinny pipe: N small on A's vectors");
   static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
+  static constexpr int kBGap = kPipeVecA && COLS == 8 ? 8 : 0;
+  __host__ __device__ static constexpr int b_at(int row) { return row * kBRow + row / 4 * kBGap; }
+  static constexpr int kBFloats = b_at(ROWS);  // B's part of a stage; A's follows
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
   static constexpr int kAQuads = ROWS / 4;
   static_assert(!kPipeVecA || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A");
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
-  static constexpr int kStageFloats = ROWS * kBRow + ROWS * S;
+  static constexpr int kStageFloats = kBFloats + ROWS * S;
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
   // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
   static_assert(S * (kSlots + 1) * COLS <= STAGES * kStageFloats, "skinny pipe: reduction fits");
@@ -94,6 +104,8 @@ struct SkinnyPipeIn {
   static_assert(kSkinnyThreads % COLS == 0 && kSkinnyThreads % S == 0 &&
                     ROWS % kVecRowsPerPass == 0 && ROWS % kElemRowsPerPass == 0,
                 "skinny pipe: whole passes of the block's copies");
+  static_assert(kBGap == 0 || (kVecRowsPerPass % 4 == 0 && kElemRowsPerPass % 4 == 0),
+                "skinny pipe: a pass of B's copies is whole groups of four rows");
 
   // What one thread copies, worked out once from the launch's arguments (run): the copies of a
   // slab are then a pointer step and a row test each. Issued from the arguments directly, ptxas
@@ -213,18 +225,17 @@ struct SkinnyPipeIn {
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
       if (c.vec) {
-        float* dst = buf + c.b_row * kBRow + 4 * (t % kLanes);
+        float* dst = buf + b_at(c.b_row) + 4 * (t % kLanes);
         // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
         // element, and B's last row is left to run() (k_b).
         const bool head = WINDOW && c.head && st == 0;
-        // A slab whose rows all lie inside K, of a thread whose column is whole (every slab but
-        // the last, of all but the tile's last lanes): no test a copy. The tests cost about 25
-        // instructions a copy, a third of the ring's at S = 16 (docs/PERFORMANCE.md, "Copies
-        // without tests").
-        if (c.b_bytes == 16 && k0 + ROWS <= c.k_b && !head) {
+        // kUntestedCopies: a slab whose rows all lie inside K, of a thread whose column is whole
+        // (every slab but the last, of all but the tile's last lanes), without a test a copy.
+        if (kUntestedCopies && c.b_bytes == 16 && k0 + ROWS <= c.k_b && !head) {
           OCCTUNE_SKINNY_UNROLL
           for (int j = 0; j < ROWS / kVecRowsPerPass; ++j)
-            tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, b + j * c.b_pass, 16);
+            tile::copy_async<16, !SMALL_N, true>(dst + j * b_at(kVecRowsPerPass),
+                                                 b + j * c.b_pass, 16);
         } else {
           OCCTUNE_SKINNY_UNROLL
           for (int j = 0; j < ROWS / kVecRowsPerPass; ++j) {
@@ -234,30 +245,30 @@ struct SkinnyPipeIn {
               continue;
             }
             const float* src = bytes ? b + j * c.b_pass : c.b_any;
-            tile::copy_async<16, !SMALL_N>(dst + j * kVecRowsPerPass * kBRow, src, bytes);
+            tile::copy_async<16, !SMALL_N>(dst + j * b_at(kVecRowsPerPass), src, bytes);
           }
         }
       } else {
-        float* dst = buf + c.b_row * kBRow + t % COLS;
+        float* dst = buf + b_at(c.b_row) + t % COLS;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kElemRowsPerPass; ++j) {
           const int bytes = k0 + c.b_row + j * kElemRowsPerPass < c.k ? c.b_bytes : 0;
           const float* src = bytes ? b + j * c.b_pass : c.b_any;
-          tile::copy_async<4, !SMALL_N>(dst + j * kElemRowsPerPass * kBRow, src, bytes);
+          tile::copy_async<4, !SMALL_N>(dst + j * b_at(kElemRowsPerPass), src, bytes);
         }
       }
       // A is read by every column tile: plain copies, no evict-first (SMALL_N: A is the operand
       // read once, and its copies are evict-first).
       if constexpr (kPipeVecA) {
-        issue_a_vectors(c, buf + ROWS * kBRow, k0);
+        issue_a_vectors(c, buf + kBFloats, k0);
       } else {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
-        float* a_dst = buf + ROWS * kBRow + t;
+        float* a_dst = buf + kBFloats + t;
         const float* a = c.a + k0;
         constexpr int kPasses = (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads;
         // Whether the last pass leaves threads out (ptxas does not know that t < 256).
-        constexpr bool kPartialPass = ROWS * S % kSkinnyThreads != 0;
-        if (c.a_row >= 0 && k0 + ROWS <= c.k) {  // the slab inside K: no test a copy, as B's
+        constexpr bool kPartialPass = !kUntestedCopies || ROWS * S % kSkinnyThreads != 0;
+        if (kUntestedCopies && c.a_row >= 0 && k0 + ROWS <= c.k) {  // the slab inside K
           OCCTUNE_SKINNY_UNROLL
           for (int j = 0; j < kPasses; ++j) {
             if (kPartialPass && t + j * kSkinnyThreads >= ROWS * S) break;
@@ -284,14 +295,15 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
     const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads);
     constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
-    constexpr bool kPartialPass = kAQuads * S % kSkinnyThreads != 0;  // as in issue()
+    constexpr bool kPartialPass = !kUntestedCopies || kAQuads * S % kSkinnyThreads != 0;
     float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
-    // Every row of the block's S inside M, A aligned, the slab inside K: no test a copy, as B's.
-    if (c.a_vec && c.a_rows >= S && k0 + ROWS <= c.k) {
+    // kUntestedCopies: every row of the block's S inside M, A aligned, the slab inside K.
+    if (kUntestedCopies && c.a_vec && c.a_rows >= S && k0 + ROWS <= c.k) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
         if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
-        tile::copy_async<16, SMALL_N>(dst + j * kRowsPerPass * ROWS, c.a + j * c.a_pass + k0, 16);
+        tile::copy_async<16, SMALL_N, true>(dst + j * kRowsPerPass * ROWS,
+                                            c.a + j * c.a_pass + k0, 16);
       }
       return;
     }
@@ -319,10 +331,10 @@ struct SkinnyPipeIn {
                                                    int q) {
     float4 v[4];
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (base + i) * kBRow + 4 * q);
+    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + b_at(base + i) + 4 * q);
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < S; ++s) {
-      const float4 w = tile::load4(buf + ROWS * kBRow + s * ROWS + base);
+      const float4 w = tile::load4(buf + kBFloats + s * ROWS + base);
       const float a[4] = {w.x, w.y, w.z, w.w};
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
@@ -362,16 +374,16 @@ struct SkinnyPipeIn {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; ++j) {
           const int r = slot + kSlots * j;
-          const float4 v = tile::load4(buf + r * kBRow + 4 * q);
+          const float4 v = tile::load4(buf + b_at(r) + 4 * q);
           float a[S];
           if constexpr (S % 4 == 0) {
             OCCTUNE_SKINNY_UNROLL
             for (int s = 0; s < S; s += 4) {
-              const float4 w = tile::load4(buf + ROWS * kBRow + r * S + s);
+              const float4 w = tile::load4(buf + kBFloats + r * S + s);
               a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
             }
           } else {
-            a[0] = buf[ROWS * kBRow + r];  // one address per warp-row: a broadcast
+            a[0] = buf[kBFloats + r];  // one address per warp-row: a broadcast
           }
           OCCTUNE_SKINNY_UNROLL
           for (int s = 0; s < S; ++s) {

@@ -101,26 +101,35 @@ __device__ __forceinline__ void load_fragment(const float* p, float* out) {
 // Copies kBytes (4 or 16) from global to shared memory: the first src_bytes from src, the rest
 // zero (out-of-range parts of edge tiles). src must be valid and kBytes-aligned even when
 // src_bytes is 0. kEvictFirst marks the source's lines evict-first in L2, for data read once
-// (skinny's large operand, kernels/skinny_pipe.cuh), as skinny_load4 marks its loads.
-template <int kBytes, bool kEvictFirst = false>
+// (skinny's large operand, kernels/skinny_pipe.cuh), as skinny_load4 marks its loads;
+// kPolicyOnce lets the compiler make that policy once for many copies.
+template <int kBytes, bool kEvictFirst = false, bool kPolicyOnce = false>
 __device__ __forceinline__ void copy_async(float* dst, const float* src, int src_bytes) {
   static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4 or 16 bytes here");
 #if OCCTUNE_HAS_CP_ASYNC
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (kEvictFirst) {
-    // The policy is made by an asm of its own, without volatile, so that the compiler makes it
-    // once for all of a loop's copies: made inside each copy's asm, ptxas rebuilt it per copy
-    // (eight instructions; docs/PERFORMANCE.md, "Copies without tests").
+  if constexpr (kEvictFirst && kPolicyOnce) {
+    // The policy made by an asm of its own, without volatile, so that the compiler makes it
+    // once for a loop's copies; made inside each copy's asm (below), ptxas may rebuild it per
+    // copy (eight instructions; docs/PERFORMANCE.md, "Copies without tests").
     std::uint64_t policy;
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    if constexpr (kBytes == 16)
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
-                   "l"(src), "r"(src_bytes), "l"(policy)
-                   : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, %3;\n" ::"r"(d),
-                   "l"(src), "r"(src_bytes), "l"(policy)
-                   : "memory");
+    static_assert(kBytes == 16, "copy_async: a policy made once for 16-byte copies only");
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
+                 "l"(src), "r"(src_bytes), "l"(policy)
+                 : "memory");
+  } else if constexpr (kEvictFirst && kBytes == 16) {
+    asm volatile(
+        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
+        " cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, policy;\n}" ::"r"(d),
+        "l"(src), "r"(src_bytes)
+        : "memory");
+  } else if constexpr (kEvictFirst) {
+    asm volatile(
+        "{\n .reg .b64 policy;\n createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n"
+        " cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, policy;\n}" ::"r"(d),
+        "l"(src), "r"(src_bytes)
+        : "memory");
   } else if constexpr (kBytes == 16) {
     // .cg: cache in L2 only; A and B slabs are used once per block.
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
