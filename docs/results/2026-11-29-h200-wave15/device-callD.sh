@@ -14,7 +14,7 @@ rm -rf build-h100 /tmp/pack && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pa
   nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader
   $O --version; } > $T 2>&1
 s=$(date +%s)
-timeout 330 bash scripts/sanitize.sh --occtune $O --out $W/sanitize > $W/sanitize.out 2>&1
+timeout 300 bash scripts/sanitize.sh --occtune $O --out $W/sanitize > $W/sanitize.out 2>&1
 step sanitize $? $(( $(date +%s) - s ))
 tail -6 $W/sanitize/summary.txt >> $T
 s=$(date +%s)
