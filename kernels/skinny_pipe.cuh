@@ -266,7 +266,8 @@ struct SkinnyPipeIn {
         float* a_dst = buf + kBFloats + t;
         const float* a = c.a + k0;
         constexpr int kPasses = (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads;
-        // Whether the last pass leaves threads out (ptxas does not know that t < 256).
+        // Whether the last pass leaves threads out (ptxas does not know that t < 256); always
+        // tested without kUntestedCopies, whose rings keep wave 14's SASS.
         constexpr bool kPartialPass = !kUntestedCopies || ROWS * S % kSkinnyThreads != 0;
         if (kUntestedCopies && c.a_row >= 0 && k0 + ROWS <= c.k) {  // the slab inside K
           OCCTUNE_SKINNY_UNROLL

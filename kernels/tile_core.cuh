@@ -109,12 +109,12 @@ __device__ __forceinline__ void copy_async(float* dst, const float* src, int src
 #if OCCTUNE_HAS_CP_ASYNC
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   if constexpr (kEvictFirst && kPolicyOnce) {
+    static_assert(kBytes == 16, "copy_async: a policy made once for 16-byte copies only");
     // The policy made by an asm of its own, without volatile, so that the compiler makes it
     // once for a loop's copies; made inside each copy's asm (below), ptxas may rebuild it per
     // copy (eight instructions; docs/PERFORMANCE.md, "Copies without tests").
     std::uint64_t policy;
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    static_assert(kBytes == 16, "copy_async: a policy made once for 16-byte copies only");
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
                  "l"(src), "r"(src_bytes), "l"(policy)
                  : "memory");
