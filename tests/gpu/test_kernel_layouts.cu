@@ -244,12 +244,14 @@ TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
 // with the other dimensions aligned (float4 paths) or odd (element paths), padded leading
 // dimensions (misaligned rows), a small dimension above 16 (several row groups), K shorter than
 // the splits (empty slices) and long K, in every layout; and the same result bit for bit on a
-// second launch (the reductions have a fixed order).
+// second launch (the reductions have a fixed order). 1000x8x1540: the ring for N <= 8 over
+// aligned rows, whole slabs (its copies without tests) and a last partial slab and row block.
 TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
   OCCTUNE_REQUIRE_GPU();
   const Dims shapes[] = {{1, 1, 1},       {1, 4096, 4096}, {1, 1027, 3001}, {8, 8192, 1024},
                          {16, 4099, 517}, {3, 5, 7},       {40, 257, 300},  {4096, 1, 4096},
-                         {3001, 7, 1029}, {8192, 16, 512}, {13, 13, 20000}, {2, 600, 64}};
+                         {3001, 7, 1029}, {8192, 16, 512}, {13, 13, 20000}, {2, 600, 64},
+                         {1000, 8, 1540}};
   for (Layout l : kAllLayouts) {
     for (auto d : shapes) {
       LayoutProblem p(d, l, 0, 1.0f, 0.0f);
