@@ -647,7 +647,7 @@ namespace occtune::kernels {
 // 128-column tiles), 4 (32 columns), 8 and 16 (32 and 64), the windowed ring for S = 1 (32-,
 // 64- and 128-column windows), 4 (32), 8 (32 and 64) and 16 (32), and (sm_90) either ring with
 // K split over a cluster of 4 or 8 blocks for narrow N, and the ring for N <= 16 with a large
-// A (16 rows by 16 or 8 columns); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// A (16 rows by 16 or 8 columns, 8 by 4); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X)   \
   X(Skinny<1, 0, 1>)                 \
   X(Skinny<1, 0, 8>)                 \
@@ -670,6 +670,7 @@ namespace occtune::kernels {
   X(SkinnyPipe<16, 64, 64, 4>)       \
   X(SkinnyPipeSmallN<16, 16, 256, 3>) \
   X(SkinnyPipeSmallN<16, 8, 512, 2>) \
+  X(SkinnyPipeSmallN<8, 4, 1024, 2>) \
   X(SkinnyPipeWindow<1, 32, 256, 4>) \
   X(SkinnyPipeWindow<1, 32, 128, 4>) \
   X(SkinnyPipeWindow<1, 64, 128, 4>) \

@@ -42,14 +42,15 @@ namespace occtune::kernels {
 // SMALL_N: the ring for N <= 16 with a large A (its "side 1"): the same kernel, A now the
 // operand read once (its vector copies evict-first) and B the one every block reads (plain
 // copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats, or 8-column
-// tiles for N <= 8 (half the FMAs a row of A; kBGap).
+// tiles for N <= 8 and 4-column ones (8 rows of C a block) for N <= 4 (a half or a quarter of
+// the FMAs a row of A; kBGap).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
           bool SMALL_N = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
-  static_assert(COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
-                "skinny pipe: 8, 16, 32, 64 or 128 columns");
+  static_assert(COLS == 4 || COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
+                "skinny pipe: 4, 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
   static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
   static constexpr Layout kLayout = L;
@@ -62,21 +63,23 @@ struct SkinnyPipeIn {
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   // Whole slabs copied without a test a copy (issue): at S = 16, whose FMAs and copies share
-  // the issue slots, 7-13% faster; the S <= 8 rings, bound by HBM, took 2-8% longer with them
-  // and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests").
-  static constexpr bool kUntestedCopies = S == 16;
+  // the issue slots, 7-13% faster; the S <= 8 rings of side 0, bound by HBM, took 2-8% longer
+  // with them and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests"). The
+  // rings for N <= 16 all take them.
+  static constexpr bool kUntestedCopies = S == 16 || SMALL_N;
   static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
   // kPipeVecA: four rows a thread at a time. On 16 columns two of those rows (four apart) would
   // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow); on 8, four
   // would, and every fourth row is followed by 8 floats (kBGap), so that rows 4 apart start 40
-  // floats apart: b_at(row) is where a row of the slab starts.
+  // floats apart; on 4, eight would, and 4 floats after every fourth row make rows 4 apart start
+  // 20 floats apart: b_at(row) is where a row of the slab starts.
   static_assert(!kPipeVecA || ROWS / kSlots % 4 == 0,
                 "skinny pipe: A's vectors need four rows a thread");
   static_assert(!SMALL_N || (kPipeVecA && SPLITS == 1), "skinny pipe: N small on A's vectors");
   static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
-  static constexpr int kBGap = kPipeVecA && COLS == 8 ? 8 : 0;
+  static constexpr int kBGap = !kPipeVecA ? 0 : COLS == 8 ? 8 : COLS == 4 ? 4 : 0;
   __host__ __device__ static constexpr int b_at(int row) { return row * kBRow + row / 4 * kBGap; }
   static constexpr int kBFloats = b_at(ROWS);  // B's part of a stage; A's follows
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
