@@ -79,7 +79,7 @@ struct SkinnyPipeIn {
                 "skinny pipe: A's vectors need four rows a thread");
   static_assert(!SMALL_N || (kPipeVecA && SPLITS == 1), "skinny pipe: N small on A's vectors");
   static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
-  static constexpr int kBGap = !kPipeVecA ? 0 : COLS == 8 ? 8 : COLS == 4 ? 4 : 0;
+  static constexpr int kBGap = kPipeVecA && COLS < 16 ? COLS : 0;  // a row's width, every 4 rows
   __host__ __device__ static constexpr int b_at(int row) { return row * kBRow + row / 4 * kBGap; }
   static constexpr int kBFloats = b_at(ROWS);  // B's part of a stage; A's follows
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
@@ -109,6 +109,15 @@ struct SkinnyPipeIn {
                 "skinny pipe: whole passes of the block's copies");
   static_assert(kBGap == 0 || (kVecRowsPerPass % 4 == 0 && kElemRowsPerPass % 4 == 0),
                 "skinny pipe: a pass of B's copies is whole groups of four rows");
+  // Passes of the block's threads over `copies` copies of A a slab, and whether the last one
+  // leaves threads out (ptxas does not know that t < 256); always tested without
+  // kUntestedCopies, whose rings keep wave 14's SASS.
+  __host__ __device__ static constexpr int passes(int copies) {
+    return (copies + kSkinnyThreads - 1) / kSkinnyThreads;
+  }
+  __host__ __device__ static constexpr bool partial_pass(int copies) {
+    return !kUntestedCopies || copies % kSkinnyThreads != 0;
+  }
 
   // What one thread copies, worked out once from the launch's arguments (run): the copies of a
   // slab are then a pointer step and a row test each. Issued from the arguments directly, ptxas
@@ -268,10 +277,8 @@ struct SkinnyPipeIn {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
         float* a_dst = buf + kBFloats + t;
         const float* a = c.a + k0;
-        constexpr int kPasses = (ROWS * S + kSkinnyThreads - 1) / kSkinnyThreads;
-        // Whether the last pass leaves threads out (ptxas does not know that t < 256); always
-        // tested without kUntestedCopies, whose rings keep wave 14's SASS.
-        constexpr bool kPartialPass = !kUntestedCopies || ROWS * S % kSkinnyThreads != 0;
+        constexpr int kPasses = passes(ROWS * S);
+        constexpr bool kPartialPass = partial_pass(ROWS * S);
         if (kUntestedCopies && c.a_row >= 0 && k0 + ROWS <= c.k) {  // the slab inside K
           OCCTUNE_SKINNY_UNROLL
           for (int j = 0; j < kPasses; ++j) {
@@ -299,12 +306,13 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
     const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads);
     constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
-    constexpr bool kPartialPass = !kUntestedCopies || kAQuads * S % kSkinnyThreads != 0;
+    constexpr int kPasses = passes(kAQuads * S);
+    constexpr bool kPartialPass = partial_pass(kAQuads * S);
     float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
     // kUntestedCopies: every row of the block's S inside M, A aligned, the slab inside K.
     if (kUntestedCopies && c.a_vec && c.a_rows >= S && k0 + ROWS <= c.k) {
       OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+      for (int j = 0; j < kPasses; ++j) {
         if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
         tile::copy_async<16, SMALL_N, true>(dst + j * kRowsPerPass * ROWS,
                                             c.a + j * c.a_pass + k0, 16);
@@ -312,7 +320,7 @@ struct SkinnyPipeIn {
       return;
     }
     OCCTUNE_SKINNY_UNROLL
-    for (int j = 0; j < (kAQuads * S + kSkinnyThreads - 1) / kSkinnyThreads; ++j) {
+    for (int j = 0; j < kPasses; ++j) {
       if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
       const bool row = c.a_row + j * kRowsPerPass < c.a_rows;
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
