@@ -77,6 +77,26 @@ GemmConfig skinny_config(const char* spelled) {
   return g;
 }
 
+// The row-dot kernel's configuration (kernels/skinny_rowdot.cuh): its own parameters beside
+// "s" (its columns of C a block) and "side" 1, which every skinny configuration has; one kernel
+// launch, no workspace.
+template <class Variant>
+GemmConfig rowdot_config(const char* spelled) {
+  std::vector<occtune::Param> params = {{"s", Variant::kColumns},
+                                        {"side", 1},
+                                        {"splits", 1},
+                                        {"rowdot", Variant::kRows},
+                                        {"lanes", Variant::kLanesPerRow},
+                                        {"kwarps", Variant::kWarpsAlongK},
+                                        {"unroll", Variant::kUnroll}};
+  GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
+                                      &launch_entry<Variant>);
+  g.tile_m = Variant::kTileM;
+  g.tile_n = Variant::kTileN;
+  g.dynamic_smem = Variant::kSmemBytes;
+  return g;
+}
+
 }  // namespace
 
 BuiltinFamily skinny_builtin() {
@@ -91,11 +111,18 @@ BuiltinFamily skinny_builtin() {
   configs.push_back(skinny_config<TT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) configs.push_back(rowdot_config<__VA_ARGS__>(#__VA_ARGS__));
+  OCCTUNE_SKINNY_ROWDOT_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) configs.push_back(rowdot_config<NT<__VA_ARGS__>>(#__VA_ARGS__));
+  OCCTUNE_SKINNY_ROWDOT_NT_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
                      "loads of the large operand, K split across warps and blocks with a "
                      "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
-                     "also a cp.async ring of shared-memory slabs over all of K",
+                     "also a cp.async ring of shared-memory slabs over all of K, and for N up "
+                     "to 4 rows of A read straight into registers against B in L1 (row-dot)",
                      BlockRule::kFixed, std::move(configs));
 }
 

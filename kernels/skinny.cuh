@@ -635,6 +635,7 @@ struct SkinnyClusterRealign : SkinnyIn<Layout::kNN, S, SIDE, SPLITS, 32, true, t
 }  // namespace occtune::kernels
 
 #include "kernels/skinny_pipe.cuh"
+#include "kernels/skinny_rowdot.cuh"
 
 namespace occtune::kernels {
 

@@ -151,6 +151,13 @@ struct Textbook {
 // the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
 // reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
 // workspace ends with the tickets, which the launch zeroes.
+// Whether V is the row-dot kernel (kernels/skinny_rowdot.cuh), whose B goes the dense way only
+// when N is its tile's width.
+template <class V, class = void>
+struct RowDot : std::false_type {};
+template <class V>
+struct RowDot<V, std::void_t<decltype(V::kColumns)>> : std::true_type {};
+
 template <class V>
 struct SkinnyCase {
   static constexpr TileParams kParams{V::kTileM, V::kTileN, V::kKTile, 1, 1, V::kTileM,
@@ -160,6 +167,7 @@ struct SkinnyCase {
   static constexpr int kMaxThreads = V::kMaxThreads;
   static constexpr bool kReducesInKernel = true;
   static constexpr bool kVectorA = V::kPipeVecA;
+  static constexpr bool kWholeColumns = RowDot<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
@@ -289,6 +297,12 @@ struct VectorA : std::false_type {};
 template <class V>
 struct VectorA<V, std::void_t<decltype(V::kVectorA)>> : std::bool_constant<V::kVectorA> {};
 
+template <class V, class = void>
+struct WholeColumns : std::false_type {};
+template <class V>
+struct WholeColumns<V, std::void_t<decltype(V::kWholeColumns)>>
+    : std::bool_constant<V::kWholeColumns> {};
+
 template <class V>
 void check_variant(const std::string& symbol, bool repacked) {
   constexpr TileParams kP = V::kParams;
@@ -302,6 +316,9 @@ void check_variant(const std::string& symbol, bool repacked) {
     shapes.push_back({kP.bm + 17, 17, 1001});
     shapes.push_back({17, kP.bn + 1, 1027});
   }
+  // The row-dot kernel with N its tile's width (B dense: 4 * N floats a quad) over whole
+  // batches and a partial one.
+  if constexpr (WholeColumns<V>::value) shapes.push_back({kP.bm + 1, kP.bn, 4 * kP.bk + 4});
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
@@ -535,6 +552,15 @@ const std::vector<Case>& cases() {
   out.push_back({layout_symbol(Layout::kTT, without_spaces(#__VA_ARGS__)), \
                  &check_variant<SkinnyCase<TT<__VA_ARGS__>>>});
     OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...) \
+  out.push_back({without_spaces(#__VA_ARGS__), &check_variant<SkinnyCase<__VA_ARGS__>>});
+    OCCTUNE_SKINNY_ROWDOT_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...)                                                  \
+  out.push_back({layout_symbol(Layout::kNT, without_spaces(#__VA_ARGS__)), \
+                 &check_variant<SkinnyCase<NT<__VA_ARGS__>>>});
+    OCCTUNE_SKINNY_ROWDOT_NT_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
 #define OCCTUNE_CASE(...) \
   out.push_back({without_spaces(#__VA_ARGS__), &check_streamk<__VA_ARGS__>});

@@ -1,0 +1,182 @@
+// Lab (issue #18): the skinny family's row-dot kernel (kernels/skinny_rowdot.cuh: A's rows
+// straight into registers, B through L1, no barrier in the main loop) for a small N with A
+// large, against the family's rings for N <= 16 and its register kernels, and cuBLAS, in one
+// process. Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every
+// sample, events around the launch, the median; the configurations and cuBLAS interleaved per
+// round. Every configuration is checked against cuBLAS (pedantic math) on a NaN-poisoned C.
+// Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
+// Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
+//   lab/rowdot_lab.cu -lcublas -o rowdot_lab
+// Usage: rowdot_lab [--reps N] MxNxK... (N <= 16)
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/skinny.cuh"
+#include "kernels/skinny_rowdot.cuh"
+#include "lab_support.cuh"
+
+namespace k = occtune::kernels;
+
+template <class V>
+__global__ void __launch_bounds__(256) entry(k::GemmArgs p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  V::run(p, smem);
+}
+
+struct Config {
+  std::string name;
+  int min_n, max_n;  // the N this configuration is run for
+  void (*f)(k::GemmArgs);
+  int tile_m, tile_n;
+  size_t smem;
+};
+
+template <int R, int LK, int NC, int KW, int U>
+Config rowdot() {
+  using V = k::SkinnyRowDot<R, LK, NC, KW, U>;
+  char name[64];
+  std::snprintf(name, sizeof name, "rowdot R%d LK%d NC%d KW%d U%d", R, LK, NC, KW, U);
+  return {name, NC / 2 + 1, NC, entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
+}
+template <class V>
+Config family(const char* name, int min_n, int max_n) {
+  return {name, min_n, max_n, entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
+}
+
+int main(int argc, char** argv) {
+  int reps = 20;
+  std::vector<std::array<int, 3>> shapes;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+      continue;
+    }
+    int m, n, kk;
+    if (std::sscanf(argv[i], "%dx%dx%d", &m, &n, &kk) != 3 || n < 1 || n > 16) {
+      std::fprintf(stderr, "bad shape '%s' (MxNxK, N <= 16)\n", argv[i]);
+      return 2;
+    }
+    shapes.push_back({m, n, kk});
+  }
+  std::vector<Config> configs = {
+      rowdot<4, 32, 1, 1, 2>(), rowdot<4, 32, 1, 2, 2>(), rowdot<4, 32, 1, 8, 2>(),
+      rowdot<2, 32, 1, 8, 4>(), rowdot<8, 32, 1, 1, 1>(), rowdot<4, 32, 1, 4, 4>(),
+      rowdot<1, 32, 1, 8, 8>(), rowdot<2, 32, 1, 1, 4>(), rowdot<4, 16, 1, 4, 2>(),
+      rowdot<4, 32, 2, 1, 2>(), rowdot<4, 32, 2, 8, 2>(), rowdot<2, 32, 2, 8, 4>(),
+      rowdot<4, 16, 2, 4, 2>(),
+      rowdot<4, 32, 4, 1, 2>(), rowdot<4, 32, 4, 8, 2>(), rowdot<2, 32, 4, 8, 2>(),
+      rowdot<4, 16, 4, 4, 2>(), rowdot<2, 8, 4, 8, 2>(), rowdot<4, 8, 4, 2, 2>(),
+      rowdot<2, 32, 4, 2, 4>(),
+      rowdot<4, 32, 8, 8, 1>(), rowdot<2, 32, 8, 8, 2>(), rowdot<2, 16, 8, 8, 2>(),
+      rowdot<2, 8, 8, 8, 2>(), rowdot<4, 8, 8, 8, 1>(), rowdot<1, 8, 8, 8, 4>(),
+      rowdot<4, 8, 8, 2, 1>(), rowdot<2, 16, 8, 2, 2>(),
+      rowdot<2, 8, 16, 8, 1>(), rowdot<1, 8, 16, 8, 2>(), rowdot<2, 16, 16, 8, 1>(),
+      rowdot<1, 4, 16, 8, 2>(), rowdot<2, 4, 16, 8, 1>(), rowdot<2, 8, 16, 2, 1>(),
+      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring N16 c16", 1, 16),
+      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring N16 c8", 1, 8),
+      family<k::SkinnyPipeSmallN<8, 4, 1024, 2>>("ring N8 c4", 1, 4),
+  };
+  for (auto& c : configs)
+    CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
+  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const size_t flush_bytes = size_t(l2) * 2;
+  void* flush;
+  CK(cudaMalloc(&flush, flush_bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (const auto& shape : shapes) {
+    const int m = shape[0], n = shape[1], kk = shape[2];
+    const size_t mn = size_t(m) * n;
+    std::vector<Config> use;
+    for (auto& c : configs)
+      if (n >= c.min_n && n <= c.max_n) use.push_back(c);
+    float *a, *b, *y, *ref;
+    CK(cudaMalloc(&a, size_t(m) * kk * 4));
+    CK(cudaMalloc(&b, size_t(kk) * n * 4));
+    CK(cudaMalloc(&y, mn * 4));
+    CK(cudaMalloc(&ref, mn * 4));
+    fill<<<1024, 256>>>(a, size_t(m) * kk, 1, true);
+    fill<<<1024, 256>>>(b, size_t(kk) * n, 2, true);
+    CK(cudaDeviceSynchronize());
+    const float one = 1.f, zero = 0.f;
+    auto run_cublas = [&] {
+      return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, kk, &one, b, n, a, kk, &zero, ref,
+                         n);
+    };
+    auto launch = [&](const Config& c) {
+      k::GemmArgs p{a, b, y, m, n, kk, kk, n, n};
+      // occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's.
+      dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m);
+      c.f<<<grid, 256, c.smem>>>(p);
+      return cudaGetLastError();
+    };
+    if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
+    CK(cudaDeviceSynchronize());
+    std::vector<float> want(mn), got(mn);
+    CK(cudaMemcpy(want.data(), ref, mn * 4, cudaMemcpyDeviceToHost));
+    std::vector<std::string> bad;
+    for (auto& c : use) {
+      CK(cudaMemset(y, 0xff, mn * 4));
+      CK(launch(c));
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(got.data(), y, mn * 4, cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (size_t i = 0; i < mn; ++i) {
+        const double d = std::fabs(double(got[i]) - want[i]);
+        worst = std::isnan(got[i]) ? 1e30 : std::max(worst, d);
+      }
+      if (worst > 1e-4 * std::sqrt(double(kk)) + 1e-5) bad.push_back(c.name);
+    }
+    std::vector<std::vector<float>> t(use.size() + 1);
+    for (int rep = 0; rep < reps; ++rep) {
+      for (size_t i = 0; i <= use.size(); ++i) {
+        CK(cudaMemsetAsync(flush, rep, flush_bytes));
+        CK(cudaEventRecord(e0));
+        if (i == 0) {
+          if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
+        } else {
+          CK(launch(use[i - 1]));
+        }
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t[i].push_back(ms);
+      }
+    }
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const double cub = median(t[0]);
+    const double bytes = double(m) * kk * 4;
+    std::printf("%dx%dx%d: cuBLAS %.2f us (%.2f TB/s)\n", m, n, kk, cub * 1e3,
+                bytes / cub / 1e9);
+    std::vector<std::pair<double, std::string>> rows;
+    for (size_t i = 0; i < use.size(); ++i) rows.push_back({median(t[i + 1]), use[i].name});
+    std::sort(rows.begin(), rows.end());
+    for (auto& r : rows)
+      std::printf("  %-28s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", r.second.c_str(), r.first * 1e3,
+                  cub / r.first, bytes / r.first / 1e9);
+    for (auto& s : bad) std::printf("  WRONG: %s\n", s.c_str());
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(y));
+    CK(cudaFree(ref));
+  }
+  return 0;
+}
