@@ -26,8 +26,9 @@
 
 namespace k = occtune::kernels;
 
-template <class V>
-__global__ void __launch_bounds__(256) entry(k::GemmArgs p) {
+// MINB: __launch_bounds__'s minimum blocks an SM (0: none), to hold the registers down (call C).
+template <class V, int MINB = 0>
+__global__ void __launch_bounds__(256, MINB) entry(k::GemmArgs p) {
   extern __shared__ __align__(16) unsigned char smem[];
   V::run(p, smem);
 }
@@ -40,12 +41,13 @@ struct Config {
   size_t smem;
 };
 
-template <int R, int LK, int NC, int KW, int U>
+template <int R, int LK, int NC, int KW, int U, int MINB = 0>
 Config rowdot() {
   using V = k::SkinnyRowDot<R, LK, NC, KW, U>;
   char name[64];
-  std::snprintf(name, sizeof name, "rowdot R%d LK%d NC%d KW%d U%d", R, LK, NC, KW, U);
-  return {name, NC / 2 + 1, NC, entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
+  std::snprintf(name, sizeof name, "rowdot R%d LK%d NC%d KW%d U%d%s", R, LK, NC, KW, U,
+                MINB ? (" b" + std::to_string(MINB)).c_str() : "");
+  return {name, NC / 2 + 1, NC, entry<V, MINB>, V::kTileM, V::kTileN, V::kSmemBytes};
 }
 template <class V>
 Config family(const char* name, int min_n, int max_n) {
@@ -81,6 +83,12 @@ int main(int argc, char** argv) {
       rowdot<4, 8, 8, 2, 1>(), rowdot<2, 16, 8, 2, 2>(),
       rowdot<2, 8, 16, 8, 1>(), rowdot<1, 8, 16, 8, 2>(), rowdot<2, 16, 16, 8, 1>(),
       rowdot<1, 4, 16, 8, 2>(), rowdot<2, 4, 16, 8, 1>(), rowdot<2, 8, 16, 2, 1>(),
+      // Call C: register bounds, deeper batches, other block heights.
+      rowdot<4, 16, 4, 4, 2, 3>(), rowdot<4, 16, 4, 4, 2, 4>(), rowdot<4, 16, 4, 4, 1>(),
+      rowdot<4, 16, 4, 4, 3>(), rowdot<2, 16, 4, 4, 2>(), rowdot<4, 16, 4, 2, 2>(),
+      rowdot<4, 8, 4, 8, 2, 3>(), rowdot<4, 16, 1, 4, 3, 4>(), rowdot<4, 16, 1, 4, 4, 4>(),
+      rowdot<8, 16, 1, 4, 1>(), rowdot<4, 8, 1, 4, 2>(), rowdot<4, 16, 1, 8, 2>(),
+      rowdot<4, 16, 2, 4, 2, 4>(), rowdot<4, 16, 2, 4, 3, 4>(),
       family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring N16 c16", 1, 16),
       family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring N16 c8", 1, 8),
       family<k::SkinnyPipeSmallN<8, 4, 1024, 2>>("ring N8 c4", 1, 4),
