@@ -21,18 +21,21 @@
 namespace occtune::kernels {
 
 // op(B)'s rows k .. k + 3 at columns n0 .. n0 + NC - 1, zero outside the matrix, as b[j][c].
-// nn: 4 * NC contiguous floats when B is dense and one block covers N (ldb = N = NC), NC / 4
-// float4s a row when rows are 16-byte aligned; nt (B stored N x K): a float4 a column when its
-// stored rows are aligned; else element loads. All through L1: every lane of the block reads
-// them, so that after the first warp they come from L1 (or L2), not HBM.
+// nn: 4 * N contiguous floats when B is dense (ldb = N) and one block covers N = NC, or N = 3
+// on 4-column tiles (kDense3: three float4s; B's rows of 12 bytes are not 16-byte aligned, and
+// element loads left 8192x3x8192 at 75% of HBM where N = 4 read 82%); NC / 4 float4s a row
+// when rows are 16-byte aligned; nt (B stored N x K): a float4 a column when its stored rows are
+// aligned; else element loads. All through L1: every lane of the block reads them, so that
+// after the first warp they come from L1 (or L2), not HBM.
 template <Layout L, int NC>
 struct RowDotSmallOperand {
-  enum class Path { kDense, kRows, kElements };
+  enum class Path { kDense, kDense3, kRows, kElements };
   __device__ static Path path(const GemmArgs& p, int n0) {
     const bool aligned = (reinterpret_cast<std::uintptr_t>(p.b) & 15u) == 0;
     if constexpr (transposes_b(L))
       return aligned && p.ldb % 4 == 0 ? Path::kRows : Path::kElements;
     if (aligned && p.ldb == NC && p.n == NC) return Path::kDense;
+    if (NC == 4 && aligned && p.ldb == 3 && p.n == 3) return Path::kDense3;
     if (NC % 4 == 0 && aligned && p.ldb % 4 == 0 && n0 + NC <= p.n) return Path::kRows;
     return Path::kElements;
   }
@@ -40,11 +43,12 @@ struct RowDotSmallOperand {
                                               float (&b)[4][NC]) {
     if constexpr (transposes_b(L)) {
       if (path == Path::kRows && k + 3 < p.k) {
-OCCTUNE_SKINNY_UNROLL
+        OCCTUNE_SKINNY_UNROLL
         for (int c = 0; c < NC; ++c) {
           // Columns past N read column n0 (inside the matrix) and are zeroed.
           const int col = n0 + c < p.n ? n0 + c : n0;
-          const float4 v = ldg4(reinterpret_cast<const float4*>(p.b + std::size_t(col) * p.ldb + k));
+          const float4 v =
+              ldg4(reinterpret_cast<const float4*>(p.b + std::size_t(col) * p.ldb + k));
           const bool in = n0 + c < p.n;
           b[0][c] = in ? v.x : 0.0f, b[1][c] = in ? v.y : 0.0f;
           b[2][c] = in ? v.z : 0.0f, b[3][c] = in ? v.w : 0.0f;
@@ -52,22 +56,16 @@ OCCTUNE_SKINNY_UNROLL
         return;
       }
     } else if (path == Path::kDense && k + 3 < p.k) {
-      const float4* q = reinterpret_cast<const float4*>(p.b + std::size_t(k) * NC);
-OCCTUNE_SKINNY_UNROLL
-      for (int i = 0; i < NC; ++i) {
-        const float4 v = ldg4(q + i);
-        const int e = 4 * i;  // floats e .. e + 3 of the 4 * NC: row e / NC, column e % NC
-        b[e / NC][e % NC] = v.x;
-        b[(e + 1) / NC][(e + 1) % NC] = v.y;
-        b[(e + 2) / NC][(e + 2) % NC] = v.z;
-        b[(e + 3) / NC][(e + 3) % NC] = v.w;
-      }
+      load_dense<NC>(p, k, b);
+      return;
+    } else if (NC == 4 && path == Path::kDense3 && k + 3 < p.k) {
+      load_dense<3>(p, k, b);
       return;
     } else if (NC % 4 == 0 && path == Path::kRows && k + 3 < p.k) {
-OCCTUNE_SKINNY_UNROLL
+      OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j) {
         const float4* q = reinterpret_cast<const float4*>(p.b + std::size_t(k + j) * p.ldb + n0);
-OCCTUNE_SKINNY_UNROLL
+        OCCTUNE_SKINNY_UNROLL
         for (int i = 0; i < NC / 4; ++i) {
           const float4 v = ldg4(q + i);
           b[j][4 * i] = v.x, b[j][4 * i + 1] = v.y, b[j][4 * i + 2] = v.z, b[j][4 * i + 3] = v.w;
@@ -75,14 +73,32 @@ OCCTUNE_SKINNY_UNROLL
       }
       return;
     }
-OCCTUNE_SKINNY_UNROLL
+    OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < 4; ++j) {
-OCCTUNE_SKINNY_UNROLL
+      OCCTUNE_SKINNY_UNROLL
       for (int c = 0; c < NC; ++c) {
         const std::size_t at = transposes_b(L) ? std::size_t(n0 + c) * p.ldb + (k + j)
                                                : std::size_t(k + j) * p.ldb + (n0 + c);
         b[j][c] = k + j < p.k && n0 + c < p.n ? load_readonly(p.b + at) : 0.0f;
       }
+    }
+  }
+  // B dense with N = DN <= NC columns (ldb = DN): rows k .. k + 3 are the 4 * DN floats from
+  // k * DN, DN float4s (16-byte aligned: k is a multiple of 4); columns DN .. NC - 1 are zero.
+  template <int DN>
+  __device__ __forceinline__ static void load_dense(const GemmArgs& p, int k, float (&b)[4][NC]) {
+    const float4* q = reinterpret_cast<const float4*>(p.b + std::size_t(k) * DN);
+    OCCTUNE_SKINNY_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int c = DN; c < NC; ++c) b[j][c] = 0.0f;
+    }
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < DN; ++i) {
+      const float4 v = ldg4(q + i);
+      const float f[4] = {v.x, v.y, v.z, v.w};
+      OCCTUNE_SKINNY_UNROLL
+      for (int t = 0; t < 4; ++t) b[(4 * i + t) / DN][(4 * i + t) % DN] = f[t];
     }
   }
   __device__ __forceinline__ static float4 ldg4(const float4* q) {
@@ -150,10 +166,14 @@ struct SkinnyRowDotIn {
     // batch, K's last partial float4, or rows that are not 16-byte aligned: element loads).
     int k0 = 4 * (kl + LK * along);
     if (vec) {
+      using P = typename Small::Path;
       switch (path) {
-        case Small::Path::kDense: k0 = whole_batches<Small::Path::kDense>(p, rows, k0, n0, acc); break;
-        case Small::Path::kRows: k0 = whole_batches<Small::Path::kRows>(p, rows, k0, n0, acc); break;
-        default: k0 = whole_batches<Small::Path::kElements>(p, rows, k0, n0, acc); break;
+        case P::kDense: k0 = whole_batches<P::kDense>(p, rows, k0, n0, acc); break;
+        case P::kDense3:
+          if constexpr (NC == 4) k0 = whole_batches<P::kDense3>(p, rows, k0, n0, acc);
+          break;
+        case P::kRows: k0 = whole_batches<P::kRows>(p, rows, k0, n0, acc); break;
+        default: k0 = whole_batches<P::kElements>(p, rows, k0, n0, acc); break;
       }
     }
     for (; k0 < p.k; k0 += kStep) {

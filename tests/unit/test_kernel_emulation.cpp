@@ -317,8 +317,12 @@ void check_variant(const std::string& symbol, bool repacked) {
     shapes.push_back({17, kP.bn + 1, 1027});
   }
   // The row-dot kernel with N its tile's width (B dense: 4 * N floats a quad) over whole
-  // batches and a partial one.
-  if constexpr (WholeColumns<V>::value) shapes.push_back({kP.bm + 1, kP.bn, 4 * kP.bk + 4});
+  // batches and a partial one, and with one column fewer (N = 3 on 4-column tiles: B dense in
+  // three float4s a quad).
+  if constexpr (WholeColumns<V>::value) {
+    shapes.push_back({kP.bm + 1, kP.bn, 4 * kP.bk + 4});
+    if (kP.bn > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 4 * kP.bk + 4});
+  }
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
