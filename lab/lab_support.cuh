@@ -4,9 +4,12 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CK(x)                                                                          \
   do {                                                                                 \
@@ -28,4 +31,48 @@ __global__ void fill(float* p, std::size_t n, unsigned seed, bool full = false) 
     h ^= h >> 13;
     p[i] = full ? float(h >> 8) / 8388608.0f - 1.0f : float(h & 0xffff) / 32768.0f - 1.0f;
   }
+}
+
+// One timed sample as `occtune bench` takes it: the L2 flushed (a memset of twice its size,
+// `round` as its byte) before the sample, events around `launch`, the milliseconds between them.
+struct FlushTimer {
+  cudaEvent_t start, stop;
+  void* flush;
+  std::size_t flush_bytes;
+  cudaStream_t stream;
+  explicit FlushTimer(cudaStream_t s = nullptr) : stream(s) {
+    CK(cudaEventCreate(&start));
+    CK(cudaEventCreate(&stop));
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    flush_bytes = std::size_t(l2) * 2;
+    CK(cudaMalloc(&flush, flush_bytes));
+  }
+  template <class F>
+  float sample_ms(F&& launch, int round) {
+    CK(cudaMemsetAsync(flush, round, flush_bytes, stream));
+    CK(cudaEventRecord(start, stream));
+    launch();
+    CK(cudaEventRecord(stop, stream));
+    CK(cudaEventSynchronize(stop));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+  }
+};
+
+inline float median_of(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The largest |got - want| over the outputs, 1e30 where got is NaN (C is NaN-poisoned before
+// the launch, so an output never written shows).
+inline double worst_abs_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double d = std::fabs(double(got[i]) - want[i]);
+    worst = std::isnan(got[i]) ? 1e30 : std::max(worst, d);
+  }
+  return worst;
 }

@@ -165,33 +165,17 @@ __global__ void poison(float* p, std::size_t n) {
     p[i] = __int_as_float(0x7fc00000);
 }
 
+// The median of `reps` flushed samples after two unrecorded ones (lab_support.cuh).
 struct Timer {
-  cudaEvent_t a, b;
-  float* flush;
-  std::size_t flush_bytes;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    int l2 = 0;
-    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    flush_bytes = std::size_t(l2) * 2;
-    CK(cudaMalloc(&flush, flush_bytes));
-  }
+  FlushTimer flushed;
   template <class F>
   double median_ms(F&& f, int reps) {
     std::vector<float> t;
     for (int r = 0; r < reps + 2; ++r) {
-      CK(cudaMemsetAsync(flush, r, flush_bytes));
-      CK(cudaEventRecord(a));
-      f();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, a, b));
+      const float ms = flushed.sample_ms(f, r);
       if (r >= 2) t.push_back(ms);
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return median_of(t);
   }
 };
 

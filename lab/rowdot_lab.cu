@@ -98,14 +98,7 @@ int main(int argc, char** argv) {
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
-  int l2 = 0;
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  const size_t flush_bytes = size_t(l2) * 2;
-  void* flush;
-  CK(cudaMalloc(&flush, flush_bytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  FlushTimer timer;
   for (const auto& shape : shapes) {
     const int m = shape[0], n = shape[1], kk = shape[2];
     const size_t mn = size_t(m) * n;
@@ -142,40 +135,26 @@ int main(int argc, char** argv) {
       CK(launch(c));
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(got.data(), y, mn * 4, cudaMemcpyDeviceToHost));
-      double worst = 0;
-      for (size_t i = 0; i < mn; ++i) {
-        const double d = std::fabs(double(got[i]) - want[i]);
-        worst = std::isnan(got[i]) ? 1e30 : std::max(worst, d);
-      }
-      if (worst > 1e-4 * std::sqrt(double(kk)) + 1e-5) bad.push_back(c.name);
+      if (worst_abs_error(got, want) > 1e-4 * std::sqrt(double(kk)) + 1e-5) bad.push_back(c.name);
     }
     std::vector<std::vector<float>> t(use.size() + 1);
     for (int rep = 0; rep < reps; ++rep) {
-      for (size_t i = 0; i <= use.size(); ++i) {
-        CK(cudaMemsetAsync(flush, rep, flush_bytes));
-        CK(cudaEventRecord(e0));
-        if (i == 0) {
-          if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
-        } else {
-          CK(launch(use[i - 1]));
-        }
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t[i].push_back(ms);
-      }
+      for (size_t i = 0; i <= use.size(); ++i)
+        t[i].push_back(timer.sample_ms(
+            [&] {
+              if (i == 0)
+                CK(run_cublas() == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown);
+              else
+                CK(launch(use[i - 1]));
+            },
+            rep));
     }
-    auto median = [](std::vector<float> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    const double cub = median(t[0]);
+    const double cub = median_of(t[0]);
     const double bytes = double(m) * kk * 4;
     std::printf("%dx%dx%d: cuBLAS %.2f us (%.2f TB/s)\n", m, n, kk, cub * 1e3,
                 bytes / cub / 1e9);
     std::vector<std::pair<double, std::string>> rows;
-    for (size_t i = 0; i < use.size(); ++i) rows.push_back({median(t[i + 1]), use[i].name});
+    for (size_t i = 0; i < use.size(); ++i) rows.push_back({median_of(t[i + 1]), use[i].name});
     std::sort(rows.begin(), rows.end());
     for (auto& r : rows)
       std::printf("  %-28s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", r.second.c_str(), r.first * 1e3,
