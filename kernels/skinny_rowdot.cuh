@@ -278,8 +278,8 @@ struct SkinnyRowDot : SkinnyRowDotIn<Layout::kNN, R, LK, NC, KW, U> {};
 // The registered instantiations (kernels/skinny.cu), SkinnyRowDot<R, LK, NC, KW, U>: for N = 1,
 // 2 and 4 (wider N goes to the rings for N <= 16, whose B is staged once per block in shared
 // memory: here every lane would read its own B through L1, 8 and 16 columns took 2-5x the
-// rings' time in lab/rowdot_lab.cu); 8-32 rows a block with the K split over 2-8 warps, and
-// 1-4 rows with 8 warps along K for shapes with few rows; nt the two 16-row ones. Deeper batches
+// rings' time in lab/rowdot_lab.cu); 16-32 rows a block with the K split over 1-4 warps, and
+// 1-16 rows with 8 warps along K for shapes with few rows; nt two 16-row ones. Deeper batches
 // (U = 3, 4) and register bounds for more blocks an SM were slower (docs/PERFORMANCE.md).
 #define OCCTUNE_SKINNY_ROWDOT_VARIANTS(X) \
   X(SkinnyRowDot<4, 16, 1, 4, 2>)         \
