@@ -147,10 +147,6 @@ struct Textbook {
   static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
 };
 
-// The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
-// the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
-// reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
-// workspace ends with the tickets, which the launch zeroes.
 // Whether V is the row-dot kernel (kernels/skinny_rowdot.cuh), whose B goes the dense way only
 // when N is its tile's width.
 template <class V, class = void>
@@ -158,6 +154,10 @@ struct RowDot : std::false_type {};
 template <class V>
 struct RowDot<V, std::void_t<decltype(V::kColumns)>> : std::true_type {};
 
+// The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
+// the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
+// reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
+// workspace ends with the tickets, which the launch zeroes.
 template <class V>
 struct SkinnyCase {
   static constexpr TileParams kParams{V::kTileM, V::kTileN, V::kKTile, 1, 1, V::kTileM,
