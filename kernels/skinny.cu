@@ -47,6 +47,19 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   }
 }
 
+// What every skinny configuration reads from its variant: one block of kMaxThreads threads, the
+// C tile and the dynamic shared memory.
+template <class Variant>
+GemmConfig skinny_gemm_config(const char* spelled, std::vector<occtune::Param> params,
+                              LaunchFn launch) {
+  GemmConfig g =
+      gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1}, launch);
+  g.tile_m = Variant::kTileM;
+  g.tile_n = Variant::kTileN;
+  g.dynamic_smem = Variant::kSmemBytes;
+  return g;
+}
+
 // Variant's configuration, its parameters read from the variant in any layout: "lanes" only
 // where it is not the default 32, "cluster" only on a cluster variant, "realign" only on a
 // realigning one, "rows" and "stages" only on a cp.async ring (SkinnyPipe) and "window" only on
@@ -63,11 +76,7 @@ GemmConfig skinny_config(const char* spelled) {
     params.push_back({"stages", Variant::kPipeStages});
   }
   if (Variant::kPipeWindow) params.push_back({"window", 1});
-  GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
-                                      &launch_skinny<Variant>);
-  g.tile_m = Variant::kTileM;
-  g.tile_n = Variant::kTileN;
-  g.dynamic_smem = Variant::kSmemBytes;
+  GemmConfig g = skinny_gemm_config<Variant>(spelled, std::move(params), &launch_skinny<Variant>);
   g.grid_z = Variant::kSplits;
   if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
   if (Variant::kCluster) {
@@ -89,12 +98,7 @@ GemmConfig rowdot_config(const char* spelled) {
                                         {"lanes", Variant::kLanesPerRow},
                                         {"kwarps", Variant::kWarpsAlongK},
                                         {"unroll", Variant::kUnroll}};
-  GemmConfig g = gemm_config<Variant>(spelled, std::move(params), {Variant::kMaxThreads, 1},
-                                      &launch_entry<Variant>);
-  g.tile_m = Variant::kTileM;
-  g.tile_n = Variant::kTileN;
-  g.dynamic_smem = Variant::kSmemBytes;
-  return g;
+  return skinny_gemm_config<Variant>(spelled, std::move(params), &launch_entry<Variant>);
 }
 
 }  // namespace

@@ -134,11 +134,7 @@ struct SkinnyRowDotIn {
   static constexpr int kRows = R, kLanesPerRow = LK, kColumns = NC, kWarpsAlongK = KW, kUnroll = U;
   static constexpr int kSplits = 1, kKTile = kStep;
   static constexpr bool kPipeVecA = false;
-  static constexpr long long tiles(long long m, long long n) {
-    return (m + kTileM - 1) / kTileM * ((n + NC - 1) / NC);
-  }
   static constexpr std::size_t workspace_bytes(long long, long long) { return 0; }
-  __host__ __device__ static unsigned* tickets(const GemmArgs&) { return nullptr; }
   // The KW warps' sums of a row group: [group][warp along K][row lane][output].
   static constexpr std::size_t kSmemBytes =
       KW == 1 ? 16 : std::size_t(kSkinnyWarps) * kRowLanes * kOutputs * sizeof(float);
