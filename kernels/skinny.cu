@@ -87,7 +87,8 @@ GemmConfig skinny_config(const char* spelled) {
 }
 
 // The row-dot kernel's configuration (kernels/skinny_rowdot.cuh): its own parameters beside
-// "s" (its columns of C a block) and "side" 1, which every skinny configuration has; one kernel
+// "s" (its columns of C a block) and "side" 1, which every skinny configuration has, and "ring"
+// (its depth) only where A goes through a ring, so the others keep their parameters; one kernel
 // launch, no workspace.
 template <class Variant>
 GemmConfig rowdot_config(const char* spelled) {
@@ -98,6 +99,7 @@ GemmConfig rowdot_config(const char* spelled) {
                                         {"lanes", Variant::kLanesPerRow},
                                         {"kwarps", Variant::kWarpsAlongK},
                                         {"unroll", Variant::kUnroll}};
+  if (Variant::kRing > 0) params.push_back({"ring", Variant::kRing});
   return skinny_gemm_config<Variant>(spelled, std::move(params), &launch_entry<Variant>);
 }
 
@@ -120,6 +122,9 @@ BuiltinFamily skinny_builtin() {
 #undef OCCTUNE_REGISTER
 #define OCCTUNE_REGISTER(...) configs.push_back(rowdot_config<NT<__VA_ARGS__>>(#__VA_ARGS__));
   OCCTUNE_SKINNY_ROWDOT_NT_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) configs.push_back(rowdot_config<__VA_ARGS__>(#__VA_ARGS__));
+  OCCTUNE_SKINNY_ROWDOT_RING_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "

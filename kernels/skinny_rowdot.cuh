@@ -17,6 +17,7 @@
 
 #include "kernels/gemm_entry.cuh"
 #include "kernels/skinny.cuh"
+#include "kernels/tile_core.cuh"
 
 namespace occtune::kernels {
 
@@ -113,14 +114,18 @@ struct RowDotSmallOperand {
 
 // A's rows, R a lane (rows past M read row M - 1 and are never written), LK lanes a row, KW
 // warps along K, NC columns of C, U float4s of each row a lane loads before it uses any.
-template <Layout L, int R, int LK, int NC, int KW, int U>
+// D = 0: those loads go into registers, so the registers bound the bytes in flight; D >= 2:
+// they go by cp.async into a ring of D batches in shared memory, each lane's own slots, so
+// that D - 1 batches stay in flight while the lane works on one and registers hold only that.
+template <Layout L, int R, int LK, int NC, int KW, int U, int D = 0>
 struct SkinnyRowDotIn {
   template <Layout L2>
-  using In = SkinnyRowDotIn<L2, R, LK, NC, KW, U>;
+  using In = SkinnyRowDotIn<L2, R, LK, NC, KW, U, D>;
   static_assert(!transposes_a(L), "row-dot: A contiguous along K (nn, nt)");
-  static_assert(R >= 1 && (LK == 4 || LK == 8 || LK == 16 || LK == 32) &&
+  static_assert(R >= 1 && (LK == 1 || LK == 2 || LK == 4 || LK == 8 || LK == 16 || LK == 32) &&
                     (KW == 1 || KW == 2 || KW == 4 || KW == 8) && NC >= 1 && NC <= 16 && U >= 1,
                 "row-dot: LK lanes a row and KW warps along K divide a warp and a block");
+  static_assert(D == 0 || D >= 2, "row-dot: no ring (D = 0) or a ring of at least 2 batches");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
   static constexpr int kRowLanes = 32 / LK;                // row groups in a warp
@@ -131,13 +136,21 @@ struct SkinnyRowDotIn {
   static constexpr int kStep = 4 * LK * KW;  // K a pass of the row's lanes and warps covers
   // The template's arguments, for the registration (kernels/skinny.cu) to read from any layout,
   // and what the host emulator's harness reads of a skinny variant (no split, no workspace).
-  static constexpr int kRows = R, kLanesPerRow = LK, kColumns = NC, kWarpsAlongK = KW, kUnroll = U;
+  static constexpr int kRows = R, kLanesPerRow = LK, kColumns = NC, kWarpsAlongK = KW, kUnroll = U,
+                       kRing = D;
   static constexpr int kSplits = 1, kKTile = kStep;
   static constexpr bool kPipeVecA = false;
   static constexpr std::size_t workspace_bytes(long long, long long) { return 0; }
-  // The KW warps' sums of a row group: [group][warp along K][row lane][output].
-  static constexpr std::size_t kSmemBytes =
+  // The KW warps' sums of a row group: [group][warp along K][row lane][output]; then (D > 0)
+  // the ring, [batch][u][r][thread] float4s, so that a warp's copies and reads of one slot are
+  // 512 consecutive bytes (no bank conflicts). The two never overlap: a lane may still read its
+  // ring while another warp's lanes write their sums.
+  static constexpr std::size_t kReduceBytes =
       KW == 1 ? 16 : std::size_t(kSkinnyWarps) * kRowLanes * kOutputs * sizeof(float);
+  static constexpr std::size_t kRingOffset = (kReduceBytes + 15) / 16 * 16;
+  static constexpr int kSlotFloat4s = U * R * kSkinnyThreads;  // one batch of the ring
+  static constexpr std::size_t kSmemBytes =
+      kRingOffset + std::size_t(D) * kSlotFloat4s * sizeof(float4);
 
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
     using Small = RowDotSmallOperand<L, NC>;
@@ -163,13 +176,14 @@ struct SkinnyRowDotIn {
     int k0 = 4 * (kl + LK * along);
     if (vec) {
       using P = typename Small::Path;
+      float4* ring = reinterpret_cast<float4*>(smem + kRingOffset);
       switch (path) {
-        case P::kDense: k0 = whole_batches<P::kDense>(p, rows, k0, n0, acc); break;
+        case P::kDense: k0 = whole_batches<P::kDense>(p, rows, k0, n0, acc, ring); break;
         case P::kDense3:
-          if constexpr (NC == 4) k0 = whole_batches<P::kDense3>(p, rows, k0, n0, acc);
+          if constexpr (NC == 4) k0 = whole_batches<P::kDense3>(p, rows, k0, n0, acc, ring);
           break;
-        case P::kRows: k0 = whole_batches<P::kRows>(p, rows, k0, n0, acc); break;
-        default: k0 = whole_batches<P::kElements>(p, rows, k0, n0, acc); break;
+        case P::kRows: k0 = whole_batches<P::kRows>(p, rows, k0, n0, acc, ring); break;
+        default: k0 = whole_batches<P::kElements>(p, rows, k0, n0, acc, ring); break;
       }
     }
     for (; k0 < p.k; k0 += kStep) {
@@ -229,10 +243,20 @@ struct SkinnyRowDotIn {
   }
 
   // The main loop over batches whose U float4s of each row all lie inside K (A's rows 16-byte
-  // aligned): the loads of a batch issued before any is used. Returns where the rest starts.
+  // aligned), through registers or the ring. Returns where the rest starts.
   template <typename RowDotSmallOperand<L, NC>::Path P>
   __device__ static int whole_batches(const GemmArgs& p, const float* const (&rows)[R], int k0,
-                                      int n0, float (&acc)[R][NC]) {
+                                      int n0, float (&acc)[R][NC], float4* ring) {
+    if constexpr (D > 0)
+      return ring_batches<P>(p, rows, k0, n0, acc, ring);
+    else
+      return register_batches<P>(p, rows, k0, n0, acc);
+  }
+
+  // D = 0: the loads of a batch issued before any is used.
+  template <typename RowDotSmallOperand<L, NC>::Path P>
+  __device__ static int register_batches(const GemmArgs& p, const float* const (&rows)[R], int k0,
+                                         int n0, float (&acc)[R][NC]) {
     for (; k0 + kStep * (U - 1) + 3 < p.k; k0 += kStep * U) {
       float a[U][R][4];
       OCCTUNE_SKINNY_UNROLL
@@ -253,6 +277,53 @@ struct SkinnyRowDotIn {
     return k0;
   }
 
+  // D > 0: the same batches through the ring. Batch b goes into slot b % D, D - 1 batches ahead
+  // of the one used; only this thread reads its slots, so its own wait is all the ordering
+  // needed (no barrier), and a slot is refilled only after the FMAs that used it were issued.
+  template <typename RowDotSmallOperand<L, NC>::Path P>
+  __device__ static int ring_batches(const GemmArgs& p, const float* const (&rows)[R], int k0,
+                                     int n0, float (&acc)[R][NC], float4* ring) {
+    constexpr int kBatchK = kStep * U;
+    const int last = p.k - 4 - kStep * (U - 1) - k0;  // batch b is whole if b * kBatchK <= last
+    const int batches = last >= 0 ? last / kBatchK + 1 : 0;
+    float4* mine = ring + threadIdx.x;
+    const auto issue = [&](int b) {
+      if (b < batches) {
+        float4* slot = mine + (b % D) * kSlotFloat4s;
+        OCCTUNE_SKINNY_UNROLL
+        for (int u = 0; u < U; ++u) {
+          OCCTUNE_SKINNY_UNROLL
+          for (int r = 0; r < R; ++r)
+            tile::copy_async<16, true, true>(
+                reinterpret_cast<float*>(slot + (u * R + r) * kSkinnyThreads),
+                rows[r] + k0 + b * kBatchK + kStep * u, 16);
+        }
+      }
+      tile::copy_commit();  // an empty group past the last batch keeps the count in step
+    };
+    OCCTUNE_SKINNY_UNROLL
+    for (int b = 0; b < D - 1; ++b) issue(b);
+    for (int b = 0; b < batches; ++b) {
+      issue(b + D - 1);
+      tile::copy_wait<D - 1>();  // batch b has landed
+      const float4* slot = mine + (b % D) * kSlotFloat4s;
+      OCCTUNE_SKINNY_UNROLL
+      for (int u = 0; u < U; ++u) {
+        float a[R][4];
+        OCCTUNE_SKINNY_UNROLL
+        for (int r = 0; r < R; ++r) {
+          const float4 v = slot[(u * R + r) * kSkinnyThreads];
+          a[r][0] = v.x, a[r][1] = v.y, a[r][2] = v.z, a[r][3] = v.w;
+        }
+        float b4[4][NC];
+        RowDotSmallOperand<L, NC>::load(p, P, k0 + b * kBatchK + kStep * u, n0, b4);
+        add_quad(a, b4, acc);
+      }
+    }
+    tile::copy_wait<0>();  // only empty groups are left
+    return k0 + batches * kBatchK;
+  }
+
   // KW = 1: lane kl writes its row group's outputs kl, kl + LK, ... (every lane holds them all).
   __device__ static void emit_own(const GemmArgs& p, const float (&acc)[R][NC], int kl, int row0,
                                   int n0) {
@@ -270,13 +341,19 @@ struct SkinnyRowDotIn {
 // The nn variants under their own name (gemm_entry.cuh: NT<> names the nt ones).
 template <int R, int LK, int NC, int KW, int U>
 struct SkinnyRowDot : SkinnyRowDotIn<Layout::kNN, R, LK, NC, KW, U> {};
+// The same with A's batches through a ring of D in shared memory (D above).
+template <int R, int LK, int NC, int KW, int U, int D>
+struct SkinnyRowDotRing : SkinnyRowDotIn<Layout::kNN, R, LK, NC, KW, U, D> {};
 
 // The registered instantiations (kernels/skinny.cu), SkinnyRowDot<R, LK, NC, KW, U>: for N = 1,
 // 2 and 4 (wider N goes to the rings for N <= 16, whose B is staged once per block in shared
 // memory: here every lane would read its own B through L1, 8 and 16 columns took 2-5x the
-// rings' time in lab/rowdot_lab.cu); 16-32 rows a block with the K split over 1-4 warps, and
-// 1-16 rows with 8 warps along K for shapes with few rows; nt two 16-row ones. Deeper batches
-// (U = 3, 4) and register bounds for more blocks an SM were slower (docs/PERFORMANCE.md).
+// rings' time in lab/rowdot_lab.cu, and 1-4 lanes a row, whose B loads are near broadcasts,
+// did not close it); 16-32 rows a block with the K split over 1-4 warps, and 1-16 rows with 8
+// warps along K for shapes with few rows; nt two 16-row ones. Deeper batches (U = 3, 4),
+// register bounds for more blocks an SM and 4 lanes a row were slower (docs/PERFORMANCE.md).
+// SkinnyRowDotRing<..., D>: two N = 4 tiles with A through the ring, 1-4% ahead of the
+// register ones at N = 3 and 4 on A of 64-256 MiB (lab, wave 17's calls C and D).
 #define OCCTUNE_SKINNY_ROWDOT_VARIANTS(X) \
   X(SkinnyRowDot<4, 16, 1, 4, 2>)         \
   X(SkinnyRowDot<4, 16, 1, 8, 2>)         \
@@ -292,5 +369,8 @@ struct SkinnyRowDot : SkinnyRowDotIn<Layout::kNN, R, LK, NC, KW, U> {};
 #define OCCTUNE_SKINNY_ROWDOT_NT_VARIANTS(X) \
   X(SkinnyRowDot<4, 16, 1, 4, 2>)            \
   X(SkinnyRowDot<4, 16, 4, 4, 2>)
+#define OCCTUNE_SKINNY_ROWDOT_RING_VARIANTS(X) \
+  X(SkinnyRowDotRing<4, 16, 4, 2, 1, 4>)       \
+  X(SkinnyRowDotRing<4, 16, 4, 4, 1, 3>)
 
 }  // namespace occtune::kernels

@@ -49,9 +49,17 @@ Config rowdot() {
                 MINB ? (" b" + std::to_string(MINB)).c_str() : "");
   return {name, NC / 2 + 1, NC, entry<V, MINB>, V::kTileM, V::kTileN, V::kSmemBytes};
 }
+template <int R, int LK, int NC, int KW, int U, int D, int MINB = 0>
+Config rowdot_ring() {
+  using V = k::SkinnyRowDotRing<R, LK, NC, KW, U, D>;
+  char name[64];
+  std::snprintf(name, sizeof name, "ring-dot R%d LK%d NC%d KW%d U%d D%d%s", R, LK, NC, KW, U, D,
+                MINB ? (" b" + std::to_string(MINB)).c_str() : "");
+  return {name, NC / 2 + 1, NC, entry<V, MINB>, V::kTileM, V::kTileN, V::kSmemBytes};
+}
 template <class V>
 Config family(const char* name, int min_n, int max_n) {
-  return {name, min_n, max_n, entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
+  return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
 }
 
 int main(int argc, char** argv) {
@@ -69,30 +77,30 @@ int main(int argc, char** argv) {
     }
     shapes.push_back({m, n, kk});
   }
+  // Wave 16's calls A and C ran 48 row-dot configurations, wave 17's call A 20 more at N = 8
+  // and 16 with 1-4 lanes a row and register bounds (MINB), none near the rings there, and its
+  // call C 24 with A's batches through a ring in shared memory (D: rowdot_ring), 1-4% ahead of
+  // the registered ones at N = 3 and 4 (docs/results/2026-11-29-h200-wave{16,17}/). Call D
+  // (below): 2 and 4 lanes a row at N <= 4, whose loads of B are 2 and 4 addresses a warp
+  // instead of 16, beside call C's best and the registered winners.
   std::vector<Config> configs = {
-      rowdot<4, 32, 1, 1, 2>(), rowdot<4, 32, 1, 2, 2>(), rowdot<4, 32, 1, 8, 2>(),
-      rowdot<2, 32, 1, 8, 4>(), rowdot<8, 32, 1, 1, 1>(), rowdot<4, 32, 1, 4, 4>(),
-      rowdot<1, 32, 1, 8, 8>(), rowdot<2, 32, 1, 1, 4>(), rowdot<4, 16, 1, 4, 2>(),
-      rowdot<4, 32, 2, 1, 2>(), rowdot<4, 32, 2, 8, 2>(), rowdot<2, 32, 2, 8, 4>(),
-      rowdot<4, 16, 2, 4, 2>(),
-      rowdot<4, 32, 4, 1, 2>(), rowdot<4, 32, 4, 8, 2>(), rowdot<2, 32, 4, 8, 2>(),
-      rowdot<4, 16, 4, 4, 2>(), rowdot<2, 8, 4, 8, 2>(), rowdot<4, 8, 4, 2, 2>(),
-      rowdot<2, 32, 4, 2, 4>(),
-      rowdot<4, 32, 8, 8, 1>(), rowdot<2, 32, 8, 8, 2>(), rowdot<2, 16, 8, 8, 2>(),
-      rowdot<2, 8, 8, 8, 2>(), rowdot<4, 8, 8, 8, 1>(), rowdot<1, 8, 8, 8, 4>(),
-      rowdot<4, 8, 8, 2, 1>(), rowdot<2, 16, 8, 2, 2>(),
-      rowdot<2, 8, 16, 8, 1>(), rowdot<1, 8, 16, 8, 2>(), rowdot<2, 16, 16, 8, 1>(),
-      rowdot<1, 4, 16, 8, 2>(), rowdot<2, 4, 16, 8, 1>(), rowdot<2, 8, 16, 2, 1>(),
-      // Call C: register bounds, deeper batches, other block heights.
-      rowdot<4, 16, 4, 4, 2, 3>(), rowdot<4, 16, 4, 4, 2, 4>(), rowdot<4, 16, 4, 4, 1>(),
-      rowdot<4, 16, 4, 4, 3>(), rowdot<2, 16, 4, 4, 2>(), rowdot<4, 16, 4, 2, 2>(),
-      rowdot<4, 8, 4, 8, 2, 3>(), rowdot<4, 16, 1, 4, 3, 4>(), rowdot<4, 16, 1, 4, 4, 4>(),
-      rowdot<8, 16, 1, 4, 1>(), rowdot<4, 8, 1, 4, 2>(), rowdot<4, 16, 1, 8, 2>(),
-      rowdot<4, 16, 2, 4, 2, 4>(), rowdot<4, 16, 2, 4, 3, 4>(),
-      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring N16 c16", 1, 16),
+      rowdot<4, 16, 1, 4, 2>(), rowdot<4, 16, 1, 8, 2>(), rowdot<4, 16, 2, 4, 2>(),
+      rowdot<4, 16, 4, 4, 2>(), rowdot<4, 16, 4, 2, 2>(), rowdot<4, 16, 3, 2, 2>(),
+      rowdot_ring<4, 16, 4, 2, 1, 4>(), rowdot_ring<4, 16, 3, 2, 1, 4>(),
+      rowdot_ring<4, 16, 4, 4, 1, 3>(),
+      rowdot<4, 4, 1, 8, 2>(), rowdot<4, 4, 2, 8, 2>(), rowdot<4, 4, 3, 8, 2>(),
+      rowdot<4, 4, 4, 8, 2>(), rowdot<4, 4, 4, 8, 1>(), rowdot<2, 4, 4, 8, 4>(),
+      rowdot<2, 2, 4, 8, 2>(), rowdot<2, 2, 4, 8, 4>(), rowdot<8, 4, 4, 8, 1>(),
+      rowdot<4, 8, 4, 8, 2>(), rowdot<2, 4, 2, 8, 4>(), rowdot<2, 2, 2, 8, 4>(),
+      rowdot_ring<4, 4, 4, 8, 1, 4>(), rowdot_ring<2, 4, 4, 8, 2, 4>(),
+      rowdot_ring<2, 2, 4, 8, 1, 6>(), rowdot_ring<4, 4, 2, 8, 1, 4>(),
+      rowdot_ring<4, 4, 3, 8, 1, 4>(), rowdot_ring<4, 4, 1, 8, 1, 4>(),
       family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring N16 c8", 1, 8),
       family<k::SkinnyPipeSmallN<8, 4, 1024, 2>>("ring N8 c4", 1, 4),
   };
+
+
+
   for (auto& c : configs)
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
   cublasHandle_t h;

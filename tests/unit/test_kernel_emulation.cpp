@@ -567,6 +567,10 @@ const std::vector<Case>& cases() {
     OCCTUNE_SKINNY_ROWDOT_NT_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
 #define OCCTUNE_CASE(...) \
+  out.push_back({without_spaces(#__VA_ARGS__), &check_variant<SkinnyCase<__VA_ARGS__>>});
+    OCCTUNE_SKINNY_ROWDOT_RING_VARIANTS(OCCTUNE_CASE)
+#undef OCCTUNE_CASE
+#define OCCTUNE_CASE(...) \
   out.push_back({without_spaces(#__VA_ARGS__), &check_streamk<__VA_ARGS__>});
     OCCTUNE_STREAMK_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Device call D (one H200): lab/rowdot_lab.cu built here at carry/commit plus this wave's
+# kernels/skinny_rowdot.cuh: the row-dot kernel with 2 and 4 lanes a row at N <= 4 (B's loads
+# 2-4 addresses a warp instead of 16), with registers and with call C's ring (D), against call
+# C's best and the registered variants, on N <= 4 shapes and odd shapes for correctness.
+set -u
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+T=$OUT/results.txt
+{ date -u; echo "build: $(cat carry/commit) + working tree (lab list, ring path)"; nvidia-smi -L
+  nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader; } > $T 2>&1
+s=$(date +%s)
+timeout 300 carry/rowdot_lab --reps 15 8192x1x8192 8192x2x8192 8192x3x8192 8192x4x8192 \
+  16384x4x16384 16384x2x16384 4096x4x4096 4096x2x4096 20000x4x5000 3000x4x30000 \
+  17x3x1001 1x1x1 4097x3x999 333x4x132 1000x2x4100 1001x1x2052 65x4x8196 >> $T 2>&1
+echo "lab rc=$? in $(( $(date +%s) - s )) s" >> $T
+nvidia-smi --query-gpu=clocks.sm --format=csv,noheader >> $T
+cat $T
