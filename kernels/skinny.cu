@@ -62,8 +62,10 @@ GemmConfig skinny_gemm_config(const char* spelled, std::vector<occtune::Param> p
 
 // Variant's configuration, its parameters read from the variant in any layout: "lanes" only
 // where it is not the default 32, "cluster" only on a cluster variant, "realign" only on a
-// realigning one, "rows" and "stages" only on a cp.async ring (SkinnyPipe) and "window" only on
-// a windowed ring (SkinnyPipeWindow), so the earlier variants keep their parameters.
+// realigning one, "rows" and "stages" only on a cp.async ring (SkinnyPipe), "window" only on
+// a windowed ring (SkinnyPipeWindow) and "row_groups" only on a ring whose rows of C are split
+// between groups of warps (SkinnyPipeSmallNRowGroups), so the earlier variants keep their
+// parameters.
 template <class Variant>
 GemmConfig skinny_config(const char* spelled) {
   std::vector<occtune::Param> params = {
@@ -76,6 +78,7 @@ GemmConfig skinny_config(const char* spelled) {
     params.push_back({"stages", Variant::kPipeStages});
   }
   if (Variant::kPipeWindow) params.push_back({"window", 1});
+  if (Variant::kRowGroups > 1) params.push_back({"row_groups", Variant::kRowGroups});
   GemmConfig g = skinny_gemm_config<Variant>(spelled, std::move(params), &launch_skinny<Variant>);
   g.grid_z = Variant::kSplits;
   if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
@@ -125,6 +128,9 @@ BuiltinFamily skinny_builtin() {
 #undef OCCTUNE_REGISTER
 #define OCCTUNE_REGISTER(...) configs.push_back(rowdot_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_ROWDOT_RING_VARIANTS(OCCTUNE_REGISTER)
+#undef OCCTUNE_REGISTER
+#define OCCTUNE_REGISTER(...) configs.push_back(skinny_config<__VA_ARGS__>(#__VA_ARGS__));
+  OCCTUNE_SKINNY_ROW_GROUP_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "

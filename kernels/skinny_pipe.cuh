@@ -44,31 +44,41 @@ namespace occtune::kernels {
 // copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats, or 8-column
 // tiles for N <= 8 and 4-column ones (8 rows of C a block) for N <= 4 (a half or a quarter of
 // the FMAs a row of A; kBGap).
+// H = 2 or 4 (SMALL_N): the block's S = 16 H rows of C split between H groups of its warps
+// (warp w takes rows 16 (w % H) ...), 16 each, so that each slab of B, which every block reads
+// from L2, serves H times the rows of A: at N = 16 the 16-row ring reads as many bytes of B
+// from L2 as of A from HBM, and L2, not HBM, was its bound (docs/PERFORMANCE.md, "The rings
+// for N <= 16 in halves").
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool SMALL_N = false>
+          bool SMALL_N = false, int H = 1>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
-  static_assert(S == 1 || S == 4 || S == 8 || S == 16, "skinny pipe: S is 1, 4, 8 or 16");
+  static_assert(S == 1 || S == 4 || S == 8 || S == 16 || (S == 16 * H && H > 1),
+                "skinny pipe: S is 1, 4, 8 or 16, or 16 rows a group of warps");
+  static_assert(H == 1 || ((H == 2 || H == 4) && SMALL_N),
+                "skinny pipe: rows in 2 or 4 groups of warps for N small only");
   static_assert(COLS == 4 || COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 4, 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
   static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
-  // S = 16 holds 64 sums a thread: capped at 128 registers, so that two blocks share an SM.
-  static constexpr int kMinBlocksPerSm = S == 16 ? 2 : 0;
+  static constexpr int kRowsPerThread = S / H;  // rows of C a thread's sums cover
+  // 16 rows a thread hold 64 sums: capped at 128 registers, so that two blocks share an SM.
+  static constexpr int kMinBlocksPerSm = kRowsPerThread == 16 ? 2 : 0;
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
   static constexpr int kS = S, kSide = SMALL_N ? 1 : 0, kSplits = SPLITS, kLanes = COLS / 4;
   static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
+  static constexpr int kRowGroups = H;
   // Whole slabs copied without a test a copy (issue): at S = 16, whose FMAs and copies share
   // the issue slots, 7-13% faster; the S <= 8 rings of side 0, bound by HBM, took 2-8% longer
   // with them and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests"). The
   // rings for N <= 16 all take them.
   static constexpr bool kUntestedCopies = S == 16 || SMALL_N;
-  static constexpr int kGroups = 32 / kLanes;           // rows a warp takes at once
-  static constexpr int kSlots = kSkinnyWarps * kGroups;  // rows the block takes at once
+  static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
+  static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
   // kPipeVecA: four rows a thread at a time. On 16 columns two of those rows (four apart) would
   // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow); on 8, four
@@ -338,15 +348,16 @@ struct SkinnyPipeIn {
   }
 
   // kPipeVecA: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
-  // then one float4 of A per s (A's values at those rows) and sixteen FMAs.
-  __device__ __forceinline__ static void fma_rows4(float (&acc)[S][4], const float* buf, int base,
-                                                   int q) {
+  // then one float4 of A per s (A's values at those rows; the thread's rows of C from s0) and
+  // sixteen FMAs.
+  __device__ __forceinline__ static void fma_rows4(float (&acc)[kRowsPerThread][4],
+                                                   const float* buf, int base, int q, int s0) {
     float4 v[4];
     OCCTUNE_SKINNY_UNROLL
     for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + b_at(base + i) + 4 * q);
     OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) {
-      const float4 w = tile::load4(buf + kBFloats + s * ROWS + base);
+    for (int s = 0; s < kRowsPerThread; ++s) {
+      const float4 w = tile::load4(buf + kBFloats + (s0 + s) * ROWS + base);
       const float a[4] = {w.x, w.y, w.z, w.w};
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
@@ -368,12 +379,15 @@ struct SkinnyPipeIn {
     const int ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
     const Copies copies = plan_copies(p, x0, s0, kb, ke);
-    float acc[S][4];
+    float acc[kRowsPerThread][4];
     OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
+    for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
     OCCTUNE_SKINNY_UNROLL
     for (int st = 0; st < STAGES - 1; ++st) issue(copies, sm, st, slabs);
-    const int slot = warp * kGroups + lane / kLanes, q = lane % kLanes;
+    // H > 1: warp w takes the block's rows of C from 16 (w % H), over all of the slab's rows
+    // (so a warp's shared-memory reads are those of H = 1).
+    const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes;
+    const int my_s0 = warp % H * kRowsPerThread;
     for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
@@ -381,7 +395,8 @@ struct SkinnyPipeIn {
       const float* buf = sm + (st % STAGES) * kStageFloats;
       if constexpr (kPipeVecA) {
         OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < ROWS / kSlots; j += 4) fma_rows4(acc, buf, kSlots * j + 4 * slot, q);
+        for (int j = 0; j < ROWS / kSlots; j += 4)
+          fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0);
       } else {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; ++j) {
@@ -415,11 +430,11 @@ struct SkinnyPipeIn {
     // column of the tile once (COLS floats from -o).
     const int first = WINDOW ? 4 * q - window_offset(p, kb + slot, x0) : 4 * q;
     OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < S; ++s) {
+    for (int s = 0; s < kRowsPerThread; ++s) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j)
         if (!WINDOW || (first + j >= 0 && first + j < kTileN))
-          red[(s * kSlots + slot) * kTileN + first + j] = acc[s][j];
+          red[((my_s0 + s) * kSlots + slot) * kTileN + first + j] = acc[s][j];
     }
     __syncthreads();
     float* part = red + S * kSlots * kTileN;  // a cluster's block sums: part[s][column]
@@ -461,6 +476,10 @@ struct SkinnyPipe : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES> {};
 // The ring for N <= 16 with a large A (SMALL_N above).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipeSmallN : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, 1, true> {};
+// The same with the block's S = 16 H rows of C in H groups of its warps (H above).
+template <int S, int COLS, int ROWS, int STAGES>
+struct SkinnyPipeSmallNRowGroups
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, 1, true, S / 16> {};
 // Any alignment of B's rows, COLS - 4 columns a tile (WINDOW above).
 template <int S, int COLS, int ROWS, int STAGES>
 struct SkinnyPipeWindow : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true> {};
@@ -469,5 +488,18 @@ template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS> {};
 template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeWindowCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true, SPLITS> {};
+
+// The registered rings for N <= 16 in row groups (kernels/skinny.cu, after the row-dot
+// kernel's): 32 rows of C a block at 16 columns (slabs of 128 rows, 3 or 4 stages) and 8 (256
+// rows, 2 stages), and 64 rows at 16 (64 rows, 4 stages) and 8 (128 rows, 2 or 3 stages),
+// chosen by lab/rowdot_lab.cu (wave 17's calls E and F): 64 rows a block need M of about 16K
+// to fill the SMs, 32 rows 8K, so both stay.
+#define OCCTUNE_SKINNY_ROW_GROUP_VARIANTS(X)     \
+  X(SkinnyPipeSmallNRowGroups<32, 16, 128, 4>) \
+  X(SkinnyPipeSmallNRowGroups<32, 16, 128, 3>) \
+  X(SkinnyPipeSmallNRowGroups<64, 16, 64, 4>)  \
+  X(SkinnyPipeSmallNRowGroups<32, 8, 256, 2>)  \
+  X(SkinnyPipeSmallNRowGroups<64, 8, 128, 3>)  \
+  X(SkinnyPipeSmallNRowGroups<64, 8, 128, 2>)
 
 }  // namespace occtune::kernels

@@ -78,26 +78,28 @@ int main(int argc, char** argv) {
     shapes.push_back({m, n, kk});
   }
   // Wave 16's calls A and C ran 48 row-dot configurations, wave 17's call A 20 more at N = 8
-  // and 16 with 1-4 lanes a row and register bounds (MINB), none near the rings there, and its
-  // call C 24 with A's batches through a ring in shared memory (D: rowdot_ring), 1-4% ahead of
-  // the registered ones at N = 3 and 4 (docs/results/2026-11-29-h200-wave{16,17}/). Call D
-  // (below): 2 and 4 lanes a row at N <= 4, whose loads of B are 2 and 4 addresses a warp
-  // instead of 16, beside call C's best and the registered winners.
+  // and 16 with 1-4 lanes a row and register bounds (MINB), none near the rings there, its call
+  // C 24 with A's batches through a ring in shared memory (D: rowdot_ring), 1-4% ahead of the
+  // registered ones at N = 3 and 4, and call D 2 and 4 lanes a row at N <= 4, slower
+  // (docs/results/2026-11-29-h200-wave{16,17}/). Calls E and F: the rings for N <= 16 with 32
+  // or 64 rows of C a block in 2 or 4 groups of the warps (SkinnyPipeSmallNRowGroups), a half
+  // or a quarter of the bytes of B a row of A (call E also 256-row slabs at 16 columns and
+  // 16 columns for N <= 8, both behind; below, call F's list).
   std::vector<Config> configs = {
-      rowdot<4, 16, 1, 4, 2>(), rowdot<4, 16, 1, 8, 2>(), rowdot<4, 16, 2, 4, 2>(),
-      rowdot<4, 16, 4, 4, 2>(), rowdot<4, 16, 4, 2, 2>(), rowdot<4, 16, 3, 2, 2>(),
-      rowdot_ring<4, 16, 4, 2, 1, 4>(), rowdot_ring<4, 16, 3, 2, 1, 4>(),
-      rowdot_ring<4, 16, 4, 4, 1, 3>(),
-      rowdot<4, 4, 1, 8, 2>(), rowdot<4, 4, 2, 8, 2>(), rowdot<4, 4, 3, 8, 2>(),
-      rowdot<4, 4, 4, 8, 2>(), rowdot<4, 4, 4, 8, 1>(), rowdot<2, 4, 4, 8, 4>(),
-      rowdot<2, 2, 4, 8, 2>(), rowdot<2, 2, 4, 8, 4>(), rowdot<8, 4, 4, 8, 1>(),
-      rowdot<4, 8, 4, 8, 2>(), rowdot<2, 4, 2, 8, 4>(), rowdot<2, 2, 2, 8, 4>(),
-      rowdot_ring<4, 4, 4, 8, 1, 4>(), rowdot_ring<2, 4, 4, 8, 2, 4>(),
-      rowdot_ring<2, 2, 4, 8, 1, 6>(), rowdot_ring<4, 4, 2, 8, 1, 4>(),
-      rowdot_ring<4, 4, 3, 8, 1, 4>(), rowdot_ring<4, 4, 1, 8, 1, 4>(),
+      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring N16 c16", 9, 16),
       family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring N16 c8", 1, 8),
-      family<k::SkinnyPipeSmallN<8, 4, 1024, 2>>("ring N8 c4", 1, 4),
+      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 3>>("groups2 c16 r128 st3", 9, 16),
+      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 4>>("groups2 c16 r128 st4", 9, 16),
+      family<k::SkinnyPipeSmallNRowGroups<32, 8, 256, 2>>("groups2 c8 r256 st2", 1, 8),
+      family<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 4>>("groups4 c16 r64 st4", 9, 16),
+      family<k::SkinnyPipeSmallNRowGroups<64, 16, 128, 2>>("groups4 c16 r128 st2", 9, 16),
+      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>("groups4 c8 r128 st3", 1, 8),
+      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 2>>("groups4 c8 r128 st2", 1, 8),
+      family<k::SkinnyPipeSmallNRowGroups<32, 4, 512, 2>>("groups2 c4 r512 st2", 1, 4),
+      rowdot<4, 16, 4, 2, 2>(),
   };
+
+
 
 
 

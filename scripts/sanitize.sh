@@ -73,11 +73,13 @@ for tool in $tools; do
   # at least two 512-row slabs took racecheck past 200 s over every family, wave 15 call C).
   # 257x4x2052, 129x1x2052 and 65x3x2052: the row-dot kernel's aligned rows of A over whole
   # batches, B dense (N = 3 too) or in 16-byte rows; 36x4x264 (racecheck): its warps' sums
-  # meeting in shared memory.
+  # meeting in shared memory. 100x16x1028 and 70x8x520: the rings for N <= 16 in row groups
+  # (32 or 64 rows of C a block) over whole and partial slabs and a partial row block;
+  # 40x16x136 (racecheck): their groups' sums meeting in shared memory.
   shapes=(1x1x1 17x17x17 33x65x17 257x129x515 64x64x64 132x260x72 1x257x515 12x260x516
-          260x12x516 260x6x1540 257x4x2052 129x1x2052 65x3x2052)
+          260x12x516 260x6x1540 257x4x2052 129x1x2052 65x3x2052 100x16x1028 70x8x520)
   [ "$tool" = racecheck ] &&
-    shapes=(1x1x1 17x17x17 33x65x17 64x64x64 68x36x40 1x133x70 12x68x72 36x4x264)
+    shapes=(1x1x1 17x17x17 33x65x17 64x64x64 68x36x40 1x133x70 12x68x72 36x4x264 40x16x136)
   shape_args=()
   for s in "${shapes[@]}"; do shape_args+=(--shape "$s"); done
   # occtune's own kernels (namespace occtune: the variants, input fill, error check); initcheck
