@@ -45,10 +45,10 @@ namespace occtune::kernels {
 // tiles for N <= 8 and 4-column ones (8 rows of C a block) for N <= 4 (a half or a quarter of
 // the FMAs a row of A; kBGap).
 // H = 2 or 4 (SMALL_N): the block's S = 16 H rows of C split between H groups of its warps
-// (warp w takes rows 16 (w % H) ...), 16 each, so that each slab of B, which every block reads
+// (warp w takes rows 16 * (w % H) ...), 16 each, so that each slab of B, which every block reads
 // from L2, serves H times the rows of A: at N = 16 the 16-row ring reads as many bytes of B
 // from L2 as of A from HBM, and L2, not HBM, was its bound (docs/PERFORMANCE.md, "The rings
-// for N <= 16 in halves").
+// for N <= 16 in row groups").
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
           bool SMALL_N = false, int H = 1>
 struct SkinnyPipeIn {
@@ -384,7 +384,7 @@ struct SkinnyPipeIn {
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
     OCCTUNE_SKINNY_UNROLL
     for (int st = 0; st < STAGES - 1; ++st) issue(copies, sm, st, slabs);
-    // H > 1: warp w takes the block's rows of C from 16 (w % H), over all of the slab's rows
+    // H > 1: warp w takes the block's rows of C from 16 * (w % H), over all of the slab's rows
     // (so a warp's shared-memory reads are those of H = 1).
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes;
     const int my_s0 = warp % H * kRowsPerThread;
