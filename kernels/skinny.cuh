@@ -648,8 +648,10 @@ namespace occtune::kernels {
 // cluster, S = 1's split tiles and cluster realigning, the ring for S = 1 (16-, 32-, 64- and
 // 128-column tiles), 4 (32 columns), 8 and 16 (32 and 64), the windowed ring for S = 1 (32-,
 // 64- and 128-column windows), 4 (32), 8 (32 and 64) and 16 (32), and (sm_90) either ring with
-// K split over a cluster of 4 or 8 blocks for narrow N, and the ring for N <= 16 with a large
-// A (16 rows by 16 or 8 columns, 8 by 4); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
+// K split over a cluster of 4 or 8 blocks for narrow N (of 2 for S = 16 on 32 and 64 columns:
+// 9-16 rows of C over too few column tiles to give every SM two blocks, wave 17's lab call J),
+// and the ring for N <= 16 with a large A (16 rows by 16 or 8 columns, 8 by 4; in row groups:
+// OCCTUNE_SKINNY_ROW_GROUP_VARIANTS); nt, tn and tt a subset (1, 8, 16 rows; 8 splits).
 #define OCCTUNE_SKINNY_VARIANTS(X)   \
   X(Skinny<1, 0, 1>)                 \
   X(Skinny<1, 0, 8>)                 \
@@ -721,7 +723,9 @@ namespace occtune::kernels {
   X(SkinnyPipeWindowCluster<1, 32, 128, 4, 4>) \
   X(SkinnyPipeWindowCluster<1, 64, 128, 4, 4>) \
   X(SkinnyPipeWindowCluster<1, 64, 128, 4, 8>) \
-  X(SkinnyPipeWindowCluster<8, 32, 128, 4, 4>)
+  X(SkinnyPipeWindowCluster<8, 32, 128, 4, 4>) \
+  X(SkinnyPipeCluster<16, 32, 128, 4, 2>)      \
+  X(SkinnyPipeCluster<16, 64, 64, 4, 2>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

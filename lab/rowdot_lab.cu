@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/dependent_launch.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/skinny_rowdot.cuh"
 #include "lab_support.cuh"
@@ -35,10 +36,16 @@ __global__ void __launch_bounds__(256, MINB) entry(k::GemmArgs p) {
 
 struct Config {
   std::string name;
-  int min_n, max_n;  // the N this configuration is run for
+  int min_n, max_n;  // the N this configuration is run for (m_side: the M)
   void (*f)(k::GemmArgs);
   int tile_m, tile_n;
   size_t smem;
+  int splits = 1;        // blocks along K in a thread block cluster (grid z)
+  bool m_side = false;   // a ring for M <= 16 (B the large operand)
+  bool runs_on(int m, int n) const {
+    const int small = m_side ? m : n;
+    return small >= min_n && small <= max_n;
+  }
 };
 
 template <int R, int LK, int NC, int KW, int U, int MINB = 0>
@@ -61,6 +68,12 @@ template <class V>
 Config family(const char* name, int min_n, int max_n) {
   return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
 }
+// A ring for M <= 16 (side 0), its K split over a cluster of V::kSplits blocks where it has one.
+template <class V>
+Config m_ring(const char* name, int min_m, int max_m) {
+  return {name, min_m, max_m, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
+          V::kSplits, true};
+}
 
 int main(int argc, char** argv) {
   int reps = 20;
@@ -71,8 +84,9 @@ int main(int argc, char** argv) {
       continue;
     }
     int m, n, kk;
-    if (std::sscanf(argv[i], "%dx%dx%d", &m, &n, &kk) != 3 || n < 1 || n > 16) {
-      std::fprintf(stderr, "bad shape '%s' (MxNxK, N <= 16)\n", argv[i]);
+    if (std::sscanf(argv[i], "%dx%dx%d", &m, &n, &kk) != 3 || m < 1 || n < 1 || kk < 1 ||
+        (n > 16 && m > 16)) {
+      std::fprintf(stderr, "bad shape '%s' (MxNxK, M or N <= 16)\n", argv[i]);
       return 2;
     }
     shapes.push_back({m, n, kk});
@@ -80,24 +94,24 @@ int main(int argc, char** argv) {
   // Wave 16's calls A and C ran 48 row-dot configurations, wave 17's call A 20 more at N = 8
   // and 16 with 1-4 lanes a row and register bounds (MINB), none near the rings there, its call
   // C 24 with A's batches through a ring in shared memory (D: rowdot_ring), 1-4% ahead of the
-  // registered ones at N = 3 and 4, and call D 2 and 4 lanes a row at N <= 4, slower
-  // (docs/results/2026-11-29-h200-wave{16,17}/). Calls E and F: the rings for N <= 16 with 32
-  // or 64 rows of C a block in 2 or 4 groups of the warps (SkinnyPipeSmallNRowGroups), a half
-  // or a quarter of the bytes of B a row of A (call E also 256-row slabs at 16 columns and
-  // 16 columns for N <= 8, both behind; below, call F's list).
+  // registered ones at N = 3 and 4, and call D 2 and 4 lanes a row at N <= 4, slower. Calls E
+  // and F: the rings for N <= 16 with 32 or 64 rows of C a block in 2 or 4 groups of the warps
+  // (SkinnyPipeSmallNRowGroups), a half or a quarter of the bytes of B a row of A (call E also
+  // 256-row slabs at 16 columns and 16 columns for N <= 8, both behind). Call J (below): the
+  // rings for M <= 16 (m_ring: B the large operand) with K split over a cluster of 2 or 4
+  // blocks, 32-128 columns a block (docs/results/2026-11-29-h200-wave{16,17}/ has every list).
   std::vector<Config> configs = {
-      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring N16 c16", 9, 16),
-      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring N16 c8", 1, 8),
-      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 3>>("groups2 c16 r128 st3", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 4>>("groups2 c16 r128 st4", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<32, 8, 256, 2>>("groups2 c8 r256 st2", 1, 8),
-      family<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 4>>("groups4 c16 r64 st4", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<64, 16, 128, 2>>("groups4 c16 r128 st2", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>("groups4 c8 r128 st3", 1, 8),
-      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 2>>("groups4 c8 r128 st2", 1, 8),
-      family<k::SkinnyPipeSmallNRowGroups<32, 4, 512, 2>>("groups2 c4 r512 st2", 1, 4),
-      rowdot<4, 16, 4, 2, 2>(),
+      m_ring<k::SkinnyPipe<16, 64, 64, 4>>("m-ring S16 c64 r64", 9, 16),
+      m_ring<k::SkinnyPipe<16, 32, 128, 4>>("m-ring S16 c32 r128", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 64, 64, 4, 2>>("m-ring S16 c64 r64 x2", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 64, 64, 4, 4>>("m-ring S16 c64 r64 x4", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 32, 128, 4, 2>>("m-ring S16 c32 r128 x2", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 32, 128, 4, 4>>("m-ring S16 c32 r128 x4", 9, 16),
+      m_ring<k::SkinnyPipe<16, 128, 32, 4>>("m-ring S16 c128 r32", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 128, 32, 4, 2>>("m-ring S16 c128 r32 x2", 9, 16),
+      m_ring<k::SkinnyPipeCluster<16, 128, 32, 4, 4>>("m-ring S16 c128 r32 x4", 9, 16),
   };
+
 
 
 
@@ -114,7 +128,7 @@ int main(int argc, char** argv) {
     const size_t mn = size_t(m) * n;
     std::vector<Config> use;
     for (auto& c : configs)
-      if (n >= c.min_n && n <= c.max_n) use.push_back(c);
+      if (c.runs_on(m, n)) use.push_back(c);
     float *a, *b, *y, *ref;
     CK(cudaMalloc(&a, size_t(m) * kk * 4));
     CK(cudaMalloc(&b, size_t(kk) * n * 4));
@@ -131,9 +145,16 @@ int main(int argc, char** argv) {
     auto launch = [&](const Config& c) {
       k::GemmArgs p{a, b, y, m, n, kk, kk, n, n};
       // occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's.
-      dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m);
-      c.f<<<grid, 256, c.smem>>>(p);
-      return cudaGetLastError();
+      dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
+      if (c.splits == 1) {
+        c.f<<<grid, 256, c.smem>>>(p);
+        return cudaGetLastError();
+      }
+      cudaLaunchAttribute cluster = {};  // as kernels/skinny.cu launches a cluster variant
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1;
+      cluster.val.clusterDim.z = unsigned(c.splits);
+      return k::launch_with(cluster, c.f, grid, dim3(256), c.smem, cudaStream_t(0), p);
     };
     if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
     CK(cudaDeviceSynchronize());
@@ -160,7 +181,7 @@ int main(int argc, char** argv) {
             rep));
     }
     const double cub = median_of(t[0]);
-    const double bytes = double(m) * kk * 4;
+    const double bytes = double(std::max(m, n)) * kk * 4;  // the large operand
     std::printf("%dx%dx%d: cuBLAS %.2f us (%.2f TB/s)\n", m, n, kk, cub * 1e3,
                 bytes / cub / 1e9);
     std::vector<std::pair<double, std::string>> rows;
