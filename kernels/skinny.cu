@@ -136,8 +136,10 @@ BuiltinFamily skinny_builtin() {
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
                      "loads of the large operand, K split across warps and blocks with a "
                      "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
-                     "also a cp.async ring of shared-memory slabs over all of K, and for N up "
-                     "to 4 rows of A read straight into registers against B in L1 (row-dot)",
+                     "also a cp.async ring of shared-memory slabs over all of K (for N up to "
+                     "16 also 32 or 64 rows of C a block in groups of warps), and for N up to 4 "
+                     "rows of A read straight into registers, or through a cp.async ring of "
+                     "their own, against B in L1 (row-dot)",
                      BlockRule::kFixed, std::move(configs));
 }
 
