@@ -267,7 +267,7 @@ TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
   }
   EXPECT_EQ(tma, 5);
   EXPECT_EQ(repacked_tma, 3);
-  EXPECT_EQ(cluster, 9);
+  EXPECT_EQ(cluster, 11);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {
