@@ -48,21 +48,26 @@ struct Config {
   }
 };
 
+// A row-dot configuration, named from the variant's own parameters (kernels/skinny_rowdot.cuh),
+// run for the N its tile's width serves better than the next narrower one.
+template <class V, int MINB>
+Config rowdot_of() {
+  char name[64];
+  std::snprintf(name, sizeof name, "%s R%d LK%d NC%d KW%d U%d", V::kRing ? "ring-dot" : "rowdot",
+                V::kRows, V::kLanesPerRow, V::kColumns, V::kWarpsAlongK, V::kUnroll);
+  std::string label = name;
+  if (V::kRing) label += " D" + std::to_string(V::kRing);
+  if (MINB) label += " b" + std::to_string(MINB);
+  return {label, V::kColumns / 2 + 1, V::kColumns, entry<V, MINB>, V::kTileM, V::kTileN,
+          V::kSmemBytes};
+}
 template <int R, int LK, int NC, int KW, int U, int MINB = 0>
 Config rowdot() {
-  using V = k::SkinnyRowDot<R, LK, NC, KW, U>;
-  char name[64];
-  std::snprintf(name, sizeof name, "rowdot R%d LK%d NC%d KW%d U%d%s", R, LK, NC, KW, U,
-                MINB ? (" b" + std::to_string(MINB)).c_str() : "");
-  return {name, NC / 2 + 1, NC, entry<V, MINB>, V::kTileM, V::kTileN, V::kSmemBytes};
+  return rowdot_of<k::SkinnyRowDot<R, LK, NC, KW, U>, MINB>();
 }
 template <int R, int LK, int NC, int KW, int U, int D, int MINB = 0>
 Config rowdot_ring() {
-  using V = k::SkinnyRowDotRing<R, LK, NC, KW, U, D>;
-  char name[64];
-  std::snprintf(name, sizeof name, "ring-dot R%d LK%d NC%d KW%d U%d D%d%s", R, LK, NC, KW, U, D,
-                MINB ? (" b" + std::to_string(MINB)).c_str() : "");
-  return {name, NC / 2 + 1, NC, entry<V, MINB>, V::kTileM, V::kTileN, V::kSmemBytes};
+  return rowdot_of<k::SkinnyRowDotRing<R, LK, NC, KW, U, D>, MINB>();
 }
 template <class V>
 Config family(const char* name, int min_n, int max_n) {
