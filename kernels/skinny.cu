@@ -1,6 +1,7 @@
 // The "skinny" family (kernels/skinny.cuh) for the registry: its instantiations, listed once in
-// OCCTUNE_SKINNY_VARIANTS and OCCTUNE_SKINNY_CLUSTER_VARIANTS, with their own launch (the split
-// reduction's tickets zeroed, then the kernel; a cluster variant with its cluster dimension).
+// OCCTUNE_SKINNY_VARIANTS, OCCTUNE_SKINNY_CLUSTER_VARIANTS and the lists of skinny_pipe.cuh and
+// skinny_rowdot.cuh, with their own launch (the split reduction's tickets zeroed, then the
+// kernel; a cluster variant with its cluster dimension).
 #include <algorithm>
 #include <string>
 
@@ -131,13 +132,15 @@ BuiltinFamily skinny_builtin() {
 #undef OCCTUNE_REGISTER
 #define OCCTUNE_REGISTER(...) configs.push_back(skinny_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_ROW_GROUP_VARIANTS(OCCTUNE_REGISTER)
+  OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
                      "loads of the large operand, K split across warps and blocks with a "
                      "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
-                     "also a cp.async ring of shared-memory slabs over all of K (for N up to "
-                     "16 also 32 or 64 rows of C a block in groups of warps), and for N up to 4 "
+                     "also a cp.async ring of shared-memory slabs over all of K, or over K "
+                     "split between a thread block cluster's blocks on sm_90 (for N up to 16 "
+                     "also 32 or 64 rows of C a block in groups of warps), and for N up to 4 "
                      "rows of A read straight into registers, or through a cp.async ring of "
                      "their own, against B in L1 (row-dot)",
                      BlockRule::kFixed, std::move(configs));

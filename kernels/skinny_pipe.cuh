@@ -87,7 +87,7 @@ struct SkinnyPipeIn {
   // 20 floats apart: b_at(row) is where a row of the slab starts.
   static_assert(!kPipeVecA || ROWS / kSlots % 4 == 0,
                 "skinny pipe: A's vectors need four rows a thread");
-  static_assert(!SMALL_N || (kPipeVecA && SPLITS == 1), "skinny pipe: N small on A's vectors");
+  static_assert(!SMALL_N || kPipeVecA, "skinny pipe: N small on A's vectors");
   static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
   static constexpr int kBGap = kPipeVecA && COLS < 16 ? COLS : 0;  // a row's width, every 4 rows
   __host__ __device__ static constexpr int b_at(int row) { return row * kBRow + row / 4 * kBGap; }
@@ -488,6 +488,12 @@ template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS> {};
 template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeWindowCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true, SPLITS> {};
+// The ring for N <= 16 (in row groups from S = 32) with K split over a cluster of SPLITS blocks
+// (sm_90): for few rows of C, whose blocks alone are too few to keep HBM busy.
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeSmallNCluster
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, S >= 32 ? S / 16 : 1> {
+};
 
 // The registered rings for N <= 16 in row groups (kernels/skinny.cu, after the row-dot
 // kernel's): 32 rows of C a block at 16 columns (slabs of 128 rows, 3 or 4 stages) and 8 (256
@@ -501,5 +507,21 @@ struct SkinnyPipeWindowCluster : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES
   X(SkinnyPipeSmallNRowGroups<32, 8, 256, 2>)  \
   X(SkinnyPipeSmallNRowGroups<64, 8, 128, 3>)  \
   X(SkinnyPipeSmallNRowGroups<64, 8, 128, 2>)
+
+// The registered rings for N <= 16 with K split over a cluster (kernels/skinny.cu, last; sm_90,
+// so not run by the host emulator), chosen by lab/rowdot_lab.cu (wave 18's calls A and E): each
+// the fastest ring at some of 8192x16x8192 and 8192x12x8192 (64 rows, 2 splits), 4096x16x4096 and
+// 6000x16x20000 (32 rows, 2), 2000x16x50000 and 1024x16x65536 (16 rows, 2), 1000x12x100000 (16
+// rows, 8), 2000x8x50000 and 2048x5x32768 (16 rows on 8 columns, 2), 500x8x200000 (the same, 4),
+// 4096x8x4096 (64 rows on 8 columns, 2) and 3000x6x30000 (the same, 4).
+#define OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(X) \
+  X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>)     \
+  X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>)    \
+  X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>)     \
+  X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>)     \
+  X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>)     \
+  X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 4>)
 
 }  // namespace occtune::kernels

@@ -80,6 +80,12 @@ Config m_ring(const char* name, int min_m, int max_m) {
           V::kSplits, true};
 }
 
+// A ring for N <= 16 (side 1) with its K split over a cluster of V::kSplits blocks.
+template <class V>
+Config n_ring(const char* name, int min_n, int max_n) {
+  return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes, V::kSplits};
+}
+
 int main(int argc, char** argv) {
   int reps = 20;
   std::vector<std::array<int, 3>> shapes;
@@ -105,23 +111,26 @@ int main(int argc, char** argv) {
   // 256-row slabs at 16 columns and 16 columns for N <= 8, both behind). Call J (below): the
   // rings for M <= 16 (m_ring: B the large operand) with K split over a cluster of 2 or 4
   // blocks, 32-128 columns a block (docs/results/2026-11-29-h200-wave{16,17}/ has every list).
+  // Wave 18's call A: the rings for N <= 16 with K split over a cluster of 2 or 4 blocks
+  // (n_ring, SkinnyPipeSmallNCluster), against the registered ones and the row-dot kernels;
+  // calls B and C the same with balanced launches (M's rows shared evenly between a grid whose
+  // blocks are a multiple of the SMs: slower), call D 129-264 blocks of 64 rows. Call E: the
+  // splits for a long K and few rows.
   std::vector<Config> configs = {
-      m_ring<k::SkinnyPipe<16, 64, 64, 4>>("m-ring S16 c64 r64", 9, 16),
-      m_ring<k::SkinnyPipe<16, 32, 128, 4>>("m-ring S16 c32 r128", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 64, 64, 4, 2>>("m-ring S16 c64 r64 x2", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 64, 64, 4, 4>>("m-ring S16 c64 r64 x4", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 32, 128, 4, 2>>("m-ring S16 c32 r128 x2", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 32, 128, 4, 4>>("m-ring S16 c32 r128 x4", 9, 16),
-      m_ring<k::SkinnyPipe<16, 128, 32, 4>>("m-ring S16 c128 r32", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 128, 32, 4, 2>>("m-ring S16 c128 r32 x2", 9, 16),
-      m_ring<k::SkinnyPipeCluster<16, 128, 32, 4, 4>>("m-ring S16 c128 r32 x4", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>>("ring S64 c16 r64 s4 x2", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>>("ring S32 c16 r128 s4 x2", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 4>>("ring S32 c16 r128 s4 x4", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>>("ring S16 c16 r256 s3 x2", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 4>>("ring S16 c16 r256 s3 x4", 9, 16),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>>("ring S16 c16 r256 s3 x8", 9, 16),
+      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring S16 c16 r256 s3", 9, 16),
+      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring S16 c8 r512 s2", 3, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>("ring S16 c8 r512 s2 x2", 3, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>>("ring S16 c8 r512 s2 x4", 3, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>("ring S64 c8 r128 s3 x2", 3, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 4>>("ring S64 c8 r128 s3 x4", 3, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<32, 8, 256, 2, 4>>("ring S32 c8 r256 s2 x4", 3, 8),
   };
-
-
-
-
-
-
   for (auto& c : configs)
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
   cublasHandle_t h;

@@ -75,9 +75,11 @@ for tool in $tools; do
   # batches, B dense (N = 3 too) or in 16-byte rows; 36x4x264 (racecheck): its warps' sums
   # meeting in shared memory. 100x16x1028 and 70x8x520: the rings for N <= 16 in row groups
   # (32 or 64 rows of C a block) over whole and partial slabs and a partial row block;
-  # 40x16x136 (racecheck): their groups' sums meeting in shared memory.
+  # 40x16x136 (racecheck): their groups' sums meeting in shared memory. 90x7x1030: the rings
+  # for N <= 16 with K split over a cluster on misaligned rows of A and B (element copies).
   shapes=(1x1x1 17x17x17 33x65x17 257x129x515 64x64x64 132x260x72 1x257x515 12x260x516
-          260x12x516 260x6x1540 257x4x2052 129x1x2052 65x3x2052 100x16x1028 70x8x520)
+          260x12x516 260x6x1540 257x4x2052 129x1x2052 65x3x2052 100x16x1028 70x8x520
+          90x7x1030)
   [ "$tool" = racecheck ] &&
     shapes=(1x1x1 17x17x17 33x65x17 64x64x64 68x36x40 1x133x70 12x68x72 36x4x264 40x16x136)
   shape_args=()
