@@ -49,6 +49,12 @@ namespace occtune::kernels {
 // from L2, serves H times the rows of A: at N = 16 the 16-row ring reads as many bytes of B
 // from L2 as of A from HBM, and L2, not HBM, was its bound (docs/PERFORMANCE.md, "The rings
 // for N <= 16 in row groups").
+// Dense B (SMALL_N): where B's rows are not 16-byte aligned but B is dense (ldb = N, B itself
+// aligned) and the tile holds all of N, a slab's ROWS rows of B are one stretch of ROWS * N
+// floats whose start is 16-byte aligned (ROWS is a multiple of 4): it is copied by 16-byte
+// cp.async as it lies, unpadded, and the FMA loop reads a row's four columns as four floats,
+// instead of COLS 4-byte copies a row of which COLS - N only fill zeros. Columns past N then
+// hold the next row's values: their sums are never written.
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
           bool SMALL_N = false, int H = 1>
 struct SkinnyPipeIn {
@@ -77,6 +83,7 @@ struct SkinnyPipeIn {
   // with them and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests"). The
   // rings for N <= 16 all take them.
   static constexpr bool kUntestedCopies = S == 16 || SMALL_N;
+  static constexpr bool kDenseB = SMALL_N;  // dense B (above) where the operands allow it
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
@@ -144,6 +151,11 @@ struct SkinnyPipeIn {
     int a_row;             // first k of its A copies; -1 past M (kPipeVecA: its first s)
     int k;
     bool vec;
+    // kDenseB: B's slabs copied dense (above); this thread's first float4 of slab 0, and the
+    // floats of B from there to K's end (b_dense_left, from slab 0's start: ROWS * N a slab).
+    bool dense;
+    const float* b_dense;
+    long long b_dense_left;
     // WINDOW: the element offset from B of this thread's first copy (row b_row), negative for
     // a first window that starts before B (head), which goes element by element. B's last row
     // is not copied (k_b, one less than k, where the block holds it): a window past its last
@@ -173,6 +185,11 @@ struct SkinnyPipeIn {
     Copies c;
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
+    c.dense = kDenseB && !c.vec && p.ldb == p.n && p.n <= COLS && tile::aligned16(p.b);
+    if constexpr (kDenseB) {
+      c.b_dense = p.b + std::size_t(kb) * std::size_t(p.n) + 4 * t;
+      c.b_dense_left = (long long)(ke - kb) * p.n - 4 * t;
+    }
     c.head = false;
     c.k = ke - kb;  // rows are counted from kb below
     c.k_b = WINDOW && ke == p.k ? c.k - 1 : c.k;  // the rows of B copied
@@ -246,7 +263,9 @@ struct SkinnyPipeIn {
       const int t = int(threadIdx.x);
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
-      if (c.vec) {
+      if (kDenseB && c.dense) {
+        issue_b_dense(c, buf, st);
+      } else if (c.vec) {
         float* dst = buf + b_at(c.b_row) + 4 * (t % kLanes);
         // WINDOW: a first window that starts before B (slab 0's first copy) goes element by
         // element, and B's last row is left to run() (k_b).
@@ -310,6 +329,31 @@ struct SkinnyPipeIn {
     tile::copy_commit();
   }
 
+  // kDenseB: slab st's ROWS * N floats of B, as they lie, into the stage's first ROWS * N
+  // floats: 16-byte copies, zero past K (a zero row of A meets every row of B past K, which must
+  // not be NaN), and element by element for a last float4 that B's end cuts (a 16-byte copy
+  // would be counted as reading past B).
+  __device__ __forceinline__ static void issue_b_dense(const Copies& c, float* b_sm, int st) {
+    const int t = int(threadIdx.x), n = c.n;
+    const long long left = c.b_dense_left - (long long)st * ROWS * n;
+    const float* src = c.b_dense + std::size_t(st) * ROWS * std::size_t(n);
+    OCCTUNE_SKINNY_UNROLL
+    for (int j = 0; j < passes(ROWS * COLS / 4); ++j) {
+      const int at = 4 * (t + j * kSkinnyThreads);  // the float of the slab this copy starts at
+      if (at >= ROWS * n) break;
+      const long long in = left - 4LL * j * kSkinnyThreads;  // floats of B from here
+      if (in >= 4 || in <= 0) {
+        tile::copy_async<16>(b_sm + at, in > 0 ? src + 4 * j * kSkinnyThreads : c.b_any,
+                             in > 0 ? 16 : 0);
+        continue;
+      }
+      OCCTUNE_SKINNY_UNROLL
+      for (int e = 0; e < 4; ++e)
+        tile::copy_async<4>(b_sm + at + e, e < in ? src + 4 * j * kSkinnyThreads + e : c.b_any,
+                            e < in ? 4 : 0);
+    }
+  }
+
   // kPipeVecA: A's rows s of the slab at k0 into a_sm[s][k], a float4 of k per copy: 16 bytes where
   // A is aligned and the four k are inside K, else element by element (zero past K or M).
   // Issued only where the slab is (st < slabs), so no copy reads past A's rows.
@@ -350,11 +394,21 @@ struct SkinnyPipeIn {
   // kPipeVecA: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
   // then one float4 of A per s (A's values at those rows; the thread's rows of C from s0) and
   // sixteen FMAs.
+  // dense_n: B's rows dense, dense_n floats apart (kDenseB), else 0.
   __device__ __forceinline__ static void fma_rows4(float (&acc)[kRowsPerThread][4],
-                                                   const float* buf, int base, int q, int s0) {
+                                                   const float* buf, int base, int q, int s0,
+                                                   int dense_n) {
     float4 v[4];
-    OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + b_at(base + i) + 4 * q);
+    if (kDenseB && dense_n) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i) {
+        const float* r = buf + (base + i) * dense_n + 4 * q;
+        v[i] = make_float4(r[0], r[1], r[2], r[3]);
+      }
+    } else {
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + b_at(base + i) + 4 * q);
+    }
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) {
       const float4 w = tile::load4(buf + kBFloats + (s0 + s) * ROWS + base);
@@ -388,6 +442,7 @@ struct SkinnyPipeIn {
     // (so a warp's shared-memory reads are those of H = 1).
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes;
     const int my_s0 = warp % H * kRowsPerThread;
+    const int dense_n = kDenseB && copies.dense ? p.n : 0;
     for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
@@ -396,7 +451,7 @@ struct SkinnyPipeIn {
       if constexpr (kPipeVecA) {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; j += 4)
-          fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0);
+          fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
       } else {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; ++j) {

@@ -114,22 +114,21 @@ int main(int argc, char** argv) {
   // Wave 18's call A: the rings for N <= 16 with K split over a cluster of 2 or 4 blocks
   // (n_ring, SkinnyPipeSmallNCluster), against the registered ones and the row-dot kernels;
   // calls B and C the same with balanced launches (M's rows shared evenly between a grid whose
-  // blocks are a multiple of the SMs: slower), call D 129-264 blocks of 64 rows. Call E: the
-  // splits for a long K and few rows.
+  // blocks are a multiple of the SMs: slower), call D 129-264 blocks of 64 rows, call E the
+  // splits for a long K and few rows. Call H: the registered rings for N <= 16, built before
+  // and after dense B (kernels/skinny_pipe.cuh), at N whose rows of B are not 16-byte aligned.
   std::vector<Config> configs = {
       n_ring<k::SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>>("ring S64 c16 r64 s4 x2", 9, 16),
       n_ring<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>>("ring S32 c16 r128 s4 x2", 9, 16),
-      n_ring<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 4>>("ring S32 c16 r128 s4 x4", 9, 16),
       n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>>("ring S16 c16 r256 s3 x2", 9, 16),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 4>>("ring S16 c16 r256 s3 x4", 9, 16),
       n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>>("ring S16 c16 r256 s3 x8", 9, 16),
       family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring S16 c16 r256 s3", 9, 16),
-      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring S16 c8 r512 s2", 3, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>("ring S16 c8 r512 s2 x2", 3, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>>("ring S16 c8 r512 s2 x4", 3, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>("ring S64 c8 r128 s3 x2", 3, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 4>>("ring S64 c8 r128 s3 x4", 3, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<32, 8, 256, 2, 4>>("ring S32 c8 r256 s2 x4", 3, 8),
+      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 4>>("ring S32 c16 r128 s4", 9, 16),
+      family<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 4>>("ring S64 c16 r64 s4", 9, 16),
+      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring S16 c8 r512 s2", 5, 8),
+      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>("ring S64 c8 r128 s3", 5, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>("ring S16 c8 r512 s2 x2", 5, 8),
+      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>("ring S64 c8 r128 s3 x2", 5, 8),
   };
   for (auto& c : configs)
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));

@@ -154,6 +154,12 @@ struct RowDot : std::false_type {};
 template <class V>
 struct RowDot<V, std::void_t<decltype(V::kColumns)>> : std::true_type {};
 
+// Whether V is a ring for N <= 16 that copies a dense B as it lies (kernels/skinny_pipe.cuh).
+template <class V, class = void>
+struct DenseB : std::false_type {};
+template <class V>
+struct DenseB<V, std::void_t<decltype(V::kDenseB)>> : std::bool_constant<V::kDenseB> {};
+
 // The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
 // the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
 // reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
@@ -168,6 +174,7 @@ struct SkinnyCase {
   static constexpr bool kReducesInKernel = true;
   static constexpr bool kVectorA = V::kPipeVecA;
   static constexpr bool kWholeColumns = RowDot<V>::value;
+  static constexpr bool kDenseB = DenseB<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
@@ -323,6 +330,10 @@ void check_variant(const std::string& symbol, bool repacked) {
     shapes.push_back({kP.bm + 1, kP.bn, 4 * kP.bk + 4});
     if (kP.bn > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 4 * kP.bk + 4});
   }
+  // Dense B: N below the tile's width and not a multiple of 4 (B's rows misaligned, ldb = N in
+  // the exact storage) over whole slabs, a partial one and a last float4 that B's end cuts
+  // (K * N odd).
+  if constexpr (DenseB<V>::value) shapes.push_back({kP.bm + 3, kP.bn - 3, 3 * kP.bk + 5});
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
