@@ -3,6 +3,7 @@
 // skinny_rowdot.cuh, with their own launch (the split reduction's tickets zeroed, then the
 // kernel; a cluster variant with its cluster dimension).
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "kernels/dependent_launch.cuh"
@@ -17,11 +18,35 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
   return Variant::workspace_bytes(m, n);
 }
 
+// A ring's dense-B kernel (kernels/skinny_pipe.cuh) is no registry entry of its own, so
+// prepare_variant does not raise its shared-memory limit: done here, once per device.
+template <class Kernel>
+cudaError_t allow_dynamic_smem(std::size_t smem) {
+  if (smem <= 48 * 1024) return cudaSuccess;
+  static std::atomic<int> cached[kMaxDevices];  // 1: raised
+  cudaError_t err = cudaSuccess;
+  per_device(cached, [&](int) {
+    err = cudaFuncSetAttribute(gemm_entry<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(smem));
+    return err == cudaSuccess ? 1 : 0;
+  });
+  return err;
+}
+
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
-// the split in a cluster): the kernel alone.
+// the split in a cluster): the kernel alone, a ring for N <= 16 as its dense-B kernel where the
+// operands allow it (Variant::dense_b_applies).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
+  void (*kernel)(GemmArgs) = gemm_entry<Variant>;
+  if constexpr (Variant::kDenseTwin) {
+    if (Variant::dense_b_applies(args)) {
+      kernel = gemm_entry<typename Variant::Dense>;
+      if (auto err = allow_dynamic_smem<typename Variant::Dense>(smem); err != cudaSuccess)
+        return err;
+    }
+  }
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
@@ -41,9 +66,9 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
     cluster.val.clusterDim.x = 1;
     cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = Variant::kSplits;
-    return launch_with(cluster, gemm_entry<Variant>, grid, block, smem, stream, args);
+    return launch_with(cluster, kernel, grid, block, smem, stream, args);
   } else {
-    gemm_entry<Variant><<<grid, block, smem, stream>>>(args);
+    kernel<<<grid, block, smem, stream>>>(args);
     return cudaGetLastError();
   }
 }

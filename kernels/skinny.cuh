@@ -156,6 +156,7 @@ struct SkinnyIn {
   static constexpr int kPipeRows = 0, kPipeStages = 0;  // not a ring (skinny_pipe.cuh)
   static constexpr bool kPipeWindow = false, kPipeVecA = false;
   static constexpr int kRowGroups = 1;  // rows of C not split between warps (skinny_pipe.cuh)
+  static constexpr bool kDenseTwin = false;  // no dense-B kernel (skinny_pipe.cuh)
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.

@@ -54,9 +54,12 @@ namespace occtune::kernels {
 // floats whose start is 16-byte aligned (ROWS is a multiple of 4): it is copied by 16-byte
 // cp.async as it lies, unpadded, and the FMA loop reads a row's four columns as four floats,
 // instead of COLS 4-byte copies a row of which COLS - N only fill zeros. Columns past N then
-// hold the next row's values: their sums are never written.
+// hold the next row's values: their sums are never written. The dense path is a kernel of its
+// own (DENSE, the variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies:
+// built into every ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18,
+// call J).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool SMALL_N = false, int H = 1>
+          bool SMALL_N = false, int H = 1, bool DENSE = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16 || (S == 16 * H && H > 1),
@@ -83,7 +86,16 @@ struct SkinnyPipeIn {
   // with them and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests"). The
   // rings for N <= 16 all take them.
   static constexpr bool kUntestedCopies = S == 16 || SMALL_N;
-  static constexpr bool kDenseB = SMALL_N;  // dense B (above) where the operands allow it
+  static_assert(!DENSE || SMALL_N, "skinny pipe: dense B for N small only");
+  static constexpr bool kDenseTwin = SMALL_N;  // has a dense-B kernel (Dense, above)
+  static constexpr bool kDenseB = DENSE;       // is that kernel
+  using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true>;
+  // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
+  // B's rows not 16-byte aligned, B dense and aligned, and the tile as wide as N.
+  __host__ __device__ static bool dense_b_applies(const GemmArgs& p) {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+    return SMALL_N && !(aligned && p.ldb % 4 == 0) && aligned && p.ldb == p.n && p.n <= COLS;
+  }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
@@ -185,7 +197,7 @@ struct SkinnyPipeIn {
     Copies c;
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
-    c.dense = kDenseB && !c.vec && p.ldb == p.n && p.n <= COLS && tile::aligned16(p.b);
+    c.dense = kDenseB && dense_b_applies(p);
     if constexpr (kDenseB) {
       c.b_dense = p.b + std::size_t(kb) * std::size_t(p.n) + 4 * t;
       c.b_dense_left = (long long)(ke - kb) * p.n - 4 * t;

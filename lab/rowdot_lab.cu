@@ -86,6 +86,18 @@ Config n_ring(const char* name, int min_n, int max_n) {
   return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes, V::kSplits};
 }
 
+// A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
+// dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
+// misaligned and B is dense.
+template <class V>
+void with_dense(std::vector<Config>& out, const char* name, int min_n, int max_n) {
+  Config c = n_ring<V>(name, min_n, max_n);
+  out.push_back(c);
+  c.name += " dense";
+  c.f = k::gemm_entry<typename V::Dense>;
+  out.push_back(c);
+}
+
 int main(int argc, char** argv) {
   int reps = 20;
   std::vector<std::array<int, 3>> shapes;
@@ -115,21 +127,25 @@ int main(int argc, char** argv) {
   // (n_ring, SkinnyPipeSmallNCluster), against the registered ones and the row-dot kernels;
   // calls B and C the same with balanced launches (M's rows shared evenly between a grid whose
   // blocks are a multiple of the SMs: slower), call D 129-264 blocks of 64 rows, call E the
-  // splits for a long K and few rows. Call H: the registered rings for N <= 16, built before
-  // and after dense B (kernels/skinny_pipe.cuh), at N whose rows of B are not 16-byte aligned.
-  std::vector<Config> configs = {
-      n_ring<k::SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>>("ring S64 c16 r64 s4 x2", 9, 16),
-      n_ring<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>>("ring S32 c16 r128 s4 x2", 9, 16),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>>("ring S16 c16 r256 s3 x2", 9, 16),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>>("ring S16 c16 r256 s3 x8", 9, 16),
-      family<k::SkinnyPipeSmallN<16, 16, 256, 3>>("ring S16 c16 r256 s3", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 4>>("ring S32 c16 r128 s4", 9, 16),
-      family<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 4>>("ring S64 c16 r64 s4", 9, 16),
-      family<k::SkinnyPipeSmallN<16, 8, 512, 2>>("ring S16 c8 r512 s2", 5, 8),
-      family<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>("ring S64 c8 r128 s3", 5, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>("ring S16 c8 r512 s2 x2", 5, 8),
-      n_ring<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>("ring S64 c8 r128 s3 x2", 5, 8),
-  };
+  // splits for a long K and few rows. Call H: the registered rings for N <= 16 at N whose rows
+  // of B are not 16-byte aligned, built before and after dense B (then a branch inside every
+  // ring's kernel, commit b38fadc); since, each ring beside its dense-B kernel (with_dense).
+  std::vector<Config> configs;
+  with_dense<k::SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>>(configs, "ring S64 c16 r64 s4 x2", 9,
+                                                          16);
+  with_dense<k::SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>>(configs, "ring S32 c16 r128 s4 x2", 9,
+                                                           16);
+  with_dense<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>>(configs, "ring S16 c16 r256 s3 x2", 9,
+                                                           16);
+  with_dense<k::SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>>(configs, "ring S16 c16 r256 s3 x8", 9,
+                                                           16);
+  with_dense<k::SkinnyPipeSmallN<16, 16, 256, 3>>(configs, "ring S16 c16 r256 s3", 9, 16);
+  with_dense<k::SkinnyPipeSmallNRowGroups<32, 16, 128, 4>>(configs, "ring S32 c16 r128 s4", 9, 16);
+  with_dense<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 4>>(configs, "ring S64 c16 r64 s4", 9, 16);
+  with_dense<k::SkinnyPipeSmallN<16, 8, 512, 2>>(configs, "ring S16 c8 r512 s2", 5, 8);
+  with_dense<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>(configs, "ring S64 c8 r128 s3", 5, 8);
+  with_dense<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>(configs, "ring S16 c8 r512 s2 x2", 5, 8);
+  with_dense<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>(configs, "ring S64 c8 r128 s3 x2", 5, 8);
   for (auto& c : configs)
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
   cublasHandle_t h;

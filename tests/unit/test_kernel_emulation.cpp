@@ -154,11 +154,11 @@ struct RowDot : std::false_type {};
 template <class V>
 struct RowDot<V, std::void_t<decltype(V::kColumns)>> : std::true_type {};
 
-// Whether V is a ring for N <= 16 that copies a dense B as it lies (kernels/skinny_pipe.cuh).
+// Whether V is a ring for N <= 16 with a dense-B kernel (kernels/skinny_pipe.cuh).
 template <class V, class = void>
-struct DenseB : std::false_type {};
+struct DenseTwin : std::false_type {};
 template <class V>
-struct DenseB<V, std::void_t<decltype(V::kDenseB)>> : std::bool_constant<V::kDenseB> {};
+struct DenseTwin<V, std::void_t<decltype(V::kDenseTwin)>> : std::bool_constant<V::kDenseTwin> {};
 
 // The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
 // the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
@@ -174,12 +174,18 @@ struct SkinnyCase {
   static constexpr bool kReducesInKernel = true;
   static constexpr bool kVectorA = V::kPipeVecA;
   static constexpr bool kWholeColumns = RowDot<V>::value;
-  static constexpr bool kDenseB = DenseB<V>::value;
+  static constexpr bool kDenseTwin = DenseTwin<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
-  static void run(const GemmArgs& p, unsigned char* smem) { V::run(p, smem); }
+  // As kernels/skinny.cu launches it: a ring for N <= 16 as its dense-B kernel where that applies.
+  static void run(const GemmArgs& p, unsigned char* smem) {
+    if constexpr (kDenseTwin) {
+      if (V::dense_b_applies(p)) return V::Dense::run(p, smem);
+    }
+    V::run(p, smem);
+  }
 };
 
 template <class V, class = void>
@@ -333,7 +339,7 @@ void check_variant(const std::string& symbol, bool repacked) {
   // Dense B: N below the tile's width and not a multiple of 4 (B's rows misaligned, ldb = N in
   // the exact storage) over whole slabs, a partial one and a last float4 that B's end cuts
   // (K * N odd).
-  if constexpr (DenseB<V>::value) shapes.push_back({kP.bm + 3, kP.bn - 3, 3 * kP.bk + 5});
+  if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 3, kP.bn - 3, 3 * kP.bk + 5});
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
