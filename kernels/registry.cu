@@ -48,6 +48,7 @@ void add_variants(Registry& r, const Expanded& f, std::optional<Layout> only = {
     e.info.kernel_family = g.kernel_family;
     e.function = g.config.function;
     e.launch = g.launch;
+    e.twin_function = g.twin_function;
     r.entries.push_back(std::move(e));
   }
 }
@@ -219,8 +220,13 @@ cudaError_t prepare_variant(const VariantInfo& v) {
   const Entry* e = entry_of(v);
   if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
   if (v.dynamic_smem <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(e->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              int(v.dynamic_smem));
+  for (const void* f : {e->function, e->twin_function}) {
+    if (!f) continue;
+    const cudaError_t err =
+        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(v.dynamic_smem));
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
 }
 
 cudaError_t launch_prepared(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {

@@ -3,7 +3,6 @@
 // skinny_rowdot.cuh, with their own launch (the split reduction's tickets zeroed, then the
 // kernel; a cluster variant with its cluster dimension).
 #include <algorithm>
-#include <atomic>
 #include <string>
 
 #include "kernels/dependent_launch.cuh"
@@ -18,35 +17,16 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
   return Variant::workspace_bytes(m, n);
 }
 
-// A ring's dense-B kernel (kernels/skinny_pipe.cuh) is no registry entry of its own, so
-// prepare_variant does not raise its shared-memory limit: done here, once per device.
-template <class Kernel>
-cudaError_t allow_dynamic_smem(std::size_t smem) {
-  if (smem <= 48 * 1024) return cudaSuccess;
-  static std::atomic<int> cached[kMaxDevices];  // 1: raised
-  cudaError_t err = cudaSuccess;
-  per_device(cached, [&](int) {
-    err = cudaFuncSetAttribute(gemm_entry<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(smem));
-    return err == cudaSuccess ? 1 : 0;
-  });
-  return err;
-}
-
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
 // the split in a cluster): the kernel alone, a ring for N <= 16 as its dense-B kernel where the
-// operands allow it (Variant::dense_b_applies).
+// operands allow it (Variant::dense_b_applies; its shared memory opted in by prepare_variant,
+// as the configuration's twin_function).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
   void (*kernel)(GemmArgs) = gemm_entry<Variant>;
-  if constexpr (Variant::kDenseTwin) {
-    if (Variant::dense_b_applies(args)) {
-      kernel = gemm_entry<typename Variant::Dense>;
-      if (auto err = allow_dynamic_smem<typename Variant::Dense>(smem); err != cudaSuccess)
-        return err;
-    }
-  }
+  if constexpr (Variant::kDenseTwin)
+    if (Variant::dense_b_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
@@ -108,6 +88,8 @@ GemmConfig skinny_config(const char* spelled) {
   GemmConfig g = skinny_gemm_config<Variant>(spelled, std::move(params), &launch_skinny<Variant>);
   g.grid_z = Variant::kSplits;
   if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
+  if constexpr (Variant::kDenseTwin)
+    g.twin_function = reinterpret_cast<const void*>(&gemm_entry<typename Variant::Dense>);
   if (Variant::kCluster) {
     g.required_compute_capability = 90;
     g.requirement = "thread block clusters";

@@ -94,7 +94,7 @@ struct SkinnyPipeIn {
   // B's rows not 16-byte aligned, B dense and aligned, and the tile as wide as N.
   __host__ __device__ static bool dense_b_applies(const GemmArgs& p) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
-    return SMALL_N && !(aligned && p.ldb % 4 == 0) && aligned && p.ldb == p.n && p.n <= COLS;
+    return SMALL_N && aligned && p.ldb % 4 != 0 && p.ldb == p.n && p.n <= COLS;
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
@@ -351,18 +351,17 @@ struct SkinnyPipeIn {
     const float* src = c.b_dense + std::size_t(st) * ROWS * std::size_t(n);
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < passes(ROWS * COLS / 4); ++j) {
-      const int at = 4 * (t + j * kSkinnyThreads);  // the float of the slab this copy starts at
+      const int pass = 4 * j * kSkinnyThreads;  // floats between this copy and the first
+      const int at = 4 * t + pass;                 // the float of the slab this copy starts at
       if (at >= ROWS * n) break;
-      const long long in = left - 4LL * j * kSkinnyThreads;  // floats of B from here
+      const long long in = left - pass;  // floats of B from here
       if (in >= 4 || in <= 0) {
-        tile::copy_async<16>(b_sm + at, in > 0 ? src + 4 * j * kSkinnyThreads : c.b_any,
-                             in > 0 ? 16 : 0);
+        tile::copy_async<16>(b_sm + at, in > 0 ? src + pass : c.b_any, in > 0 ? 16 : 0);
         continue;
       }
       OCCTUNE_SKINNY_UNROLL
       for (int e = 0; e < 4; ++e)
-        tile::copy_async<4>(b_sm + at + e, e < in ? src + 4 * j * kSkinnyThreads + e : c.b_any,
-                            e < in ? 4 : 0);
+        tile::copy_async<4>(b_sm + at + e, e < in ? src + pass + e : c.b_any, e < in ? 4 : 0);
     }
   }
 

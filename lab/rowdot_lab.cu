@@ -69,21 +69,12 @@ template <int R, int LK, int NC, int KW, int U, int D, int MINB = 0>
 Config rowdot_ring() {
   return rowdot_of<k::SkinnyRowDotRing<R, LK, NC, KW, U, D>, MINB>();
 }
+// A ring for N <= 16 (or, m_side, for M <= 16: B the large operand), its K split over a
+// cluster of V::kSplits blocks where it has one.
 template <class V>
-Config family(const char* name, int min_n, int max_n) {
-  return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes};
-}
-// A ring for M <= 16 (side 0), its K split over a cluster of V::kSplits blocks where it has one.
-template <class V>
-Config m_ring(const char* name, int min_m, int max_m) {
-  return {name, min_m, max_m, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
-          V::kSplits, true};
-}
-
-// A ring for N <= 16 (side 1) with its K split over a cluster of V::kSplits blocks.
-template <class V>
-Config n_ring(const char* name, int min_n, int max_n) {
-  return {name, min_n, max_n, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes, V::kSplits};
+Config ring(const char* name, int min_small, int max_small, bool m_side = false) {
+  return {name, min_small, max_small, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
+          V::kSplits, m_side};
 }
 
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
@@ -91,7 +82,7 @@ Config n_ring(const char* name, int min_n, int max_n) {
 // misaligned and B is dense.
 template <class V>
 void with_dense(std::vector<Config>& out, const char* name, int min_n, int max_n) {
-  Config c = n_ring<V>(name, min_n, max_n);
+  Config c = ring<V>(name, min_n, max_n);
   out.push_back(c);
   c.name += " dense";
   c.f = k::gemm_entry<typename V::Dense>;
@@ -121,15 +112,16 @@ int main(int argc, char** argv) {
   // and F: the rings for N <= 16 with 32 or 64 rows of C a block in 2 or 4 groups of the warps
   // (SkinnyPipeSmallNRowGroups), a half or a quarter of the bytes of B a row of A (call E also
   // 256-row slabs at 16 columns and 16 columns for N <= 8, both behind). Call J (below): the
-  // rings for M <= 16 (m_ring: B the large operand) with K split over a cluster of 2 or 4
+  // rings for M <= 16 (ring's m_side: B the large operand) with K split over a cluster of 2 or 4
   // blocks, 32-128 columns a block (docs/results/2026-11-29-h200-wave{16,17}/ has every list).
   // Wave 18's call A: the rings for N <= 16 with K split over a cluster of 2 or 4 blocks
-  // (n_ring, SkinnyPipeSmallNCluster), against the registered ones and the row-dot kernels;
+  // (SkinnyPipeSmallNCluster), against the registered ones and the row-dot kernels;
   // calls B and C the same with balanced launches (M's rows shared evenly between a grid whose
   // blocks are a multiple of the SMs: slower), call D 129-264 blocks of 64 rows, call E the
   // splits for a long K and few rows. Call H: the registered rings for N <= 16 at N whose rows
   // of B are not 16-byte aligned, built before and after dense B (then a branch inside every
-  // ring's kernel, commit b38fadc); since, each ring beside its dense-B kernel (with_dense).
+  // ring's kernel, commit b38fadc); since, each ring beside its dense-B kernel (with_dense),
+  // and the two registered N = 4 row-dot kernels for N = 3 and 4.
   std::vector<Config> configs;
   with_dense<k::SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>>(configs, "ring S64 c16 r64 s4 x2", 9,
                                                           16);
@@ -146,6 +138,8 @@ int main(int argc, char** argv) {
   with_dense<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>(configs, "ring S64 c8 r128 s3", 5, 8);
   with_dense<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>(configs, "ring S16 c8 r512 s2 x2", 5, 8);
   with_dense<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>(configs, "ring S64 c8 r128 s3 x2", 5, 8);
+  configs.push_back(rowdot<4, 16, 4, 2, 2>());
+  configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
   cublasHandle_t h;
