@@ -27,8 +27,8 @@ struct GemmConfig {
   WorkspaceBytes workspace_bytes = nullptr;
   LaunchFn launch = nullptr;
   // A second kernel that `launch` may run in the configuration's place (the same block and
-  // shared memory; skinny's dense-B kernels): prepare_variant opts it in to the shared memory
-  // with the configuration's own. nullptr: none.
+  // shared memory; skinny's dense-B kernels): opt_in_dynamic_smem opts it in to the shared
+  // memory with the configuration's own. nullptr: none.
   const void* twin_function = nullptr;
   // Where it can run (VariantInfo's fields of the same names; kernels/applicability.hpp).
   int required_compute_capability = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "kernels/builtin_families.hpp"
 #include "kernels/gemm_family.cuh"
@@ -216,17 +217,26 @@ const Entry* entry_of(const VariantInfo& v) {
 
 }  // namespace
 
+int opt_in_dynamic_smem(const void* function, int bytes) {
+  // The twins by kernel, built once (entries of one configuration share their function).
+  static const std::unordered_map<const void*, const void*> twins = [] {
+    std::unordered_map<const void*, const void*> out;
+    for (const Entry& e : registry().entries)
+      if (e.twin_function) out.emplace(e.function, e.twin_function);
+    return out;
+  }();
+  cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         bytes);
+  if (const auto twin = twins.find(function); err == cudaSuccess && twin != twins.end())
+    err = cudaFuncSetAttribute(twin->second, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return int(err);
+}
+
 cudaError_t prepare_variant(const VariantInfo& v) {
   const Entry* e = entry_of(v);
   if (!e || !e->launch) return cudaErrorInvalidDeviceFunction;
   if (v.dynamic_smem <= 48 * 1024) return cudaSuccess;
-  for (const void* f : {e->function, e->twin_function}) {
-    if (!f) continue;
-    const cudaError_t err =
-        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(v.dynamic_smem));
-    if (err != cudaSuccess) return err;
-  }
-  return cudaSuccess;
+  return cudaError_t(opt_in_dynamic_smem(e->function, int(v.dynamic_smem)));
 }
 
 cudaError_t launch_prepared(const VariantInfo& v, const GemmArgs& args, cudaStream_t stream) {

@@ -19,8 +19,8 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
 
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
 // the split in a cluster): the kernel alone, a ring for N <= 16 as its dense-B kernel where the
-// operands allow it (Variant::dense_b_applies; its shared memory opted in by prepare_variant,
-// as the configuration's twin_function).
+// operands allow it (Variant::dense_b_applies; the configuration's twin_function, opted in to
+// the shared memory with the configuration's own by opt_in_dynamic_smem).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {

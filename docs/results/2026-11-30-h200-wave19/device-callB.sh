@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Device call B (one H200): the build of carry/commit (call A's). Wave 18's call J runs on it:
-# Nsight Compute: every skinny candidate at five N <= 16 shapes; the held-out set of this wave
-# (n16-cluster-suite), the HBM target shapes and the earlier N <= 4, 8 and 16 sets in `bench`;
-# the suite twice; the main job once.
+# Device call B (one H200): the build of carry/commit (call A's, with the twin kernels opted in
+# to their shared memory by the built-in families' hook). Every GPU test; then wave 18's call J
+# (call G's runs without Nsight Compute): every skinny candidate at five N <= 16 shapes; the
+# held-out set of wave 18 (n16-cluster-suite), the HBM target shapes and the earlier N <= 4, 8
+# and 16 sets in `bench`; the suite twice; the main job once.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 R=$OUT; W=/tmp/callB; mkdir -p $W; T=$R/results.txt
@@ -14,6 +15,10 @@ step() { echo "$1 rc=$2 in $3 s" >> "$T"; }
 rm -rf build-h100 /tmp/pack && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pack build-h100
 { date -u; echo "build: $(cat carry/commit)"; nvidia-smi -L
   nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader; } > $T 2>&1
+s=$(date +%s)
+timeout 220 ctest --test-dir build-h100 -L gpu --output-on-failure -j1 > "$W/ctest-gpu.log" 2>&1
+step ctest-gpu $? $(( $(date +%s) - s ))
+grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6 >> $T
 for x in 8192x16x8192 8192x12x8192 8192x8x8192 4096x8x4096 2000x16x50000; do
   echo "== tune exhaustive $x" >> $T
   timeout 60 $O tune --kernel skinny --shape $x --strategy exhaustive --wide --db /tmp/ex-$x.db \
@@ -38,4 +43,4 @@ timeout 30 $O tune --config configs/default.toml --db /tmp/main.db --quiet > $W/
 step "main-job" $? $(( $(date +%s) - s ))
 grep -h "shape wall time" $W/main-job.txt >> $T
 tar -czf "$R/callB.tgz" -C /tmp callB
-grep -E "rc=|passed|geometric|ERROR|^==|^skinny|^cublas|wall|x[0-9]+x" "$T" | cut -c1-130 | head -150
+grep -E "rc=|passed|Failed|geometric|ERROR|^==|^skinny|^cublas|wall|x[0-9]+x" "$T" | cut -c1-130 | head -150
