@@ -1,0 +1,144 @@
+// Lab (issue #18): how fast a cp.async ring reads an M x K row-major matrix (A of the rings for
+// N <= 16, kernels/skinny_pipe.cuh) when nothing is computed: each block takes R rows (and
+// 1 / SPLITS of K), a slab is R rows of C floats (C * 4 bytes of each row), STAGES slabs in
+// flight. The question it answers: how much of the gap between the rings for N <= 16 (3.35 TB/s
+// at 8192x16x8192) and a 256 MiB grid-stride read (3.80 TB/s, lab/hbm_read_lab.cu) is the access
+// pattern (R runs of C * 4 bytes a slab, K * 4 bytes apart) rather than the FMA loop. CONTIG:
+// the same ring over a contiguous R * K / SPLITS stretch a block (the same bytes, one run).
+// Timed as `occtune bench` times a kernel (lab_support.cuh's FlushTimer). Not part of occtune.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -I. lab/ring_read_lab.cu -o ring_read_lab
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "lab_support.cuh"
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ void copy16_evict_first(float* dst, const float* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  std::uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, 16, %2;\n" ::"r"(d),
+               "l"(src), "l"(policy)
+               : "memory");
+}
+
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+__global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, float* out) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kThreads;
+  static_assert(kVecs % kThreads == 0, "whole passes");
+  const int t = threadIdx.x, row0 = blockIdx.x * R;
+  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
+  // CONTIG: the block's bytes as one stretch (its R rows' share of K laid end to end).
+  const float* base = CONTIG ? a + (std::size_t(blockIdx.x) * SPLITS + blockIdx.y) *
+                                       std::size_t(R) * k_part
+                             : a + std::size_t(row0) * k + k_begin;
+  auto issue = [&](int slab) {
+    float* dst = smem + (slab % STAGES) * kSlab;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int v = t + j * kThreads;  // float4 v of the slab: row v / (C / 4), quad v % (C / 4)
+      const int r = v / (C / 4), q = v % (C / 4);
+      const float* src = CONTIG ? base + std::size_t(slab) * kSlab + 4 * v
+                                : base + std::size_t(r) * k + std::size_t(slab) * C + 4 * q;
+      copy16_evict_first(dst + 4 * v, src);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  for (int s = 0; s < STAGES - 1; ++s)
+    if (s < slabs) issue(s); else asm volatile("cp.async.commit_group;\n" ::: "memory");
+  float sum = 0;
+  for (int s = 0; s < slabs; ++s) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+    __syncthreads();
+    if (s + STAGES - 1 < slabs) issue(s + STAGES - 1);
+    else asm volatile("cp.async.commit_group;\n" ::: "memory");
+    const float4* slab = reinterpret_cast<const float4*>(smem + (s % STAGES) * kSlab);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const float4 v = slab[t + j * kThreads];
+      sum += v.x + v.y + v.z + v.w;
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (t % 32 == 0) atomicAdd(out, sum);
+}
+
+struct Probe {
+  const char* name;
+  void (*launch)(const float*, int m, int k, float* out);
+  void (*prepare)();
+};
+
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+constexpr std::size_t smem_of() {
+  return std::size_t(STAGES) * R * C * sizeof(float);
+}
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+void launch_probe(const float* a, int m, int k, float* out) {
+  ring_read<R, C, STAGES, SPLITS, CONTIG><<<dim3(unsigned(m / R), SPLITS), kThreads,
+                                            smem_of<R, C, STAGES, SPLITS, CONTIG>()>>>(a, k, out);
+}
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+void prepare_probe() {
+  CK(cudaFuncSetAttribute(ring_read<R, C, STAGES, SPLITS, CONTIG>,
+                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem_of<R, C, STAGES, SPLITS, CONTIG>())));
+}
+
+#define PROBE(R, C, ST, SP, CT)                                                           \
+  Probe {                                                                                 \
+    "R" #R " C" #C " stages " #ST " splits " #SP " contiguous=" #CT,                      \
+        &launch_probe<R, C, ST, SP, CT>, &prepare_probe<R, C, ST, SP, CT>                \
+  }
+
+int main() {
+  const Probe probes[] = {
+      PROBE(64, 64, 4, 2, false),  PROBE(64, 64, 4, 2, true),   PROBE(64, 64, 4, 1, false),
+      PROBE(64, 64, 6, 2, false),  PROBE(64, 128, 3, 2, false), PROBE(32, 128, 4, 2, false),
+      PROBE(32, 128, 4, 2, true),  PROBE(16, 256, 4, 2, false), PROBE(16, 256, 4, 1, false),
+      PROBE(16, 256, 4, 1, true),  PROBE(8, 512, 4, 1, false),  PROBE(16, 512, 3, 1, false),
+      PROBE(64, 32, 8, 2, false),  PROBE(128, 32, 4, 1, false),
+  };
+  FlushTimer timer;
+  float* out;
+  CK(cudaMalloc(&out, sizeof(float)));
+  int wrong = 0;
+  for (const int side : {8192, 16384}) {
+    const int m = side, k = side;
+    const std::size_t n = std::size_t(m) * k, bytes = n * sizeof(float);
+    float* a;
+    CK(cudaMalloc(&a, bytes));
+    // Ones: the sum of every element read is M * K, exactly in float up to 2^24 a warp's
+    // partial; the atomics' total is compared with a tolerance for their order.
+    std::vector<float> ones(1 << 20, 1.0f);
+    for (std::size_t at = 0; at < n; at += ones.size())
+      CK(cudaMemcpy(a + at, ones.data(), sizeof(float) * std::min(ones.size(), n - at),
+                    cudaMemcpyHostToDevice));
+    for (const Probe& p : probes) {
+      p.prepare();
+      std::vector<float> t;
+      for (int r = 0; r < 24; ++r) {
+        CK(cudaMemset(out, 0, sizeof(float)));
+        const float ms = timer.sample_ms([&] { p.launch(a, m, k, out); }, r);
+        if (r >= 4) t.push_back(ms);
+      }
+      CK(cudaGetLastError());
+      float total = 0;
+      CK(cudaMemcpy(&total, out, sizeof(float), cudaMemcpyDeviceToHost));
+      const bool ok = std::fabs(double(total) - double(n)) <= 1e-3 * double(n);
+      wrong += !ok;
+      const double ms = median_of(t), tbps = double(bytes) / (ms * 1e-3) / 1e12;
+      std::printf("%5dx%-5d %-36s median %.4f ms  %.3f TB/s%s\n", m, k, p.name, ms, tbps,
+                  ok ? "" : "  WRONG SUM");
+    }
+    CK(cudaFree(a));
+  }
+  std::printf("%d wrong sums\n", wrong);
+  return wrong ? 1 : 0;
+}
