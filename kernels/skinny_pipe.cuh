@@ -434,64 +434,6 @@ struct SkinnyPipeIn {
     }
   }
 
-  // A slab's FMAs for a thread of the kPipeVecA rings: its rows of the slab, four at a time.
-  __device__ __forceinline__ static void fma_slab(float (&acc)[kRowsPerThread][4],
-                                                  const float* buf, int slot, int q, int my_s0,
-                                                  int dense_n) {
-    OCCTUNE_SKINNY_UNROLL
-    for (int j = 0; j < ROWS / kSlots; j += 4)
-      fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
-  }
-
-  // The steady loop of the rings for N <= 16 (not their dense-B kernels): where B's rows and A
-  // are 16-byte aligned and the block's S rows lie inside M (the same for every thread of the
-  // block), the slabs whose next copies are whole (all of that slab inside K) go by a loop of
-  // their own: each copy a pointer step and no test, the stages walked by a counter instead
-  // of st % STAGES. The general loop's issue() tests each case per slab, and ptxas kept both
-  // sides of every test (369 instructions a slab for 256 FMAs at S = 64 on 16 columns, SASS of
-  // wave 19's call C). Returns the slabs done (0 where it does not apply); the general loop
-  // takes the rest, with the copies of slabs up to the returned one + STAGES - 2 in flight, as
-  // its own loop would have left them.
-  static constexpr bool kSteadyLoop = SMALL_N && !DENSE;
-  __device__ __forceinline__ static int run_steady(const Copies& c, float* sm, int slabs,
-                                                   float (&acc)[kRowsPerThread][4], int slot,
-                                                   int q, int my_s0) {
-    if (!c.vec || c.dense || !c.a_vec || c.a_rows < S) return 0;
-    // Slab st issues slab st + STAGES - 1, which must lie wholly inside K.
-    const int end = c.k / ROWS - (STAGES - 1) < slabs ? c.k / ROWS - (STAGES - 1) : slabs;
-    const int t = int(threadIdx.x);
-    constexpr int kARowsPerPass = kSkinnyThreads / kAQuads;
-    float* b_dst = sm + b_at(c.b_row) + 4 * (t % kLanes);
-    float* a_dst = sm + kBFloats + c.a_row * ROWS + 4 * (t % kAQuads);
-    const float* b = c.b + std::size_t(STAGES - 1) * c.b_slab;
-    const float* a = c.a + (STAGES - 1) * ROWS;
-    int fill = STAGES - 1;  // the stage slab st + STAGES - 1 goes to (st's is the next one)
-    int st = 0;
-    for (; st < end; ++st) {
-      tile::copy_wait<STAGES - 2>();
-      __syncthreads();
-      const int to = fill * kStageFloats;
-      // A thread past N copies nothing (zero bytes from a valid address); b_bytes < 16
-      // zero-fills the columns past N of a padded ldb.
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < ROWS / kVecRowsPerPass; ++j)
-        tile::copy_async<16>(b_dst + to + j * b_at(kVecRowsPerPass),
-                             c.b_bytes ? b + j * c.b_pass : c.b_any, c.b_bytes);
-      OCCTUNE_SKINNY_UNROLL
-      for (int j = 0; j < passes(kAQuads * S); ++j) {
-        if (partial_pass(kAQuads * S) && t + j * kSkinnyThreads >= kAQuads * S) break;
-        tile::copy_async<16, true, true>(a_dst + to + j * kARowsPerPass * ROWS, a + j * c.a_pass,
-                                         16);
-      }
-      tile::copy_commit();
-      b += c.b_slab;
-      a += ROWS;
-      fill = fill + 1 == STAGES ? 0 : fill + 1;
-      fma_slab(acc, sm + fill * kStageFloats, slot, q, my_s0, 0);
-    }
-    return st;
-  }
-
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
@@ -512,15 +454,15 @@ struct SkinnyPipeIn {
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes;
     const int my_s0 = warp % H * kRowsPerThread;
     const int dense_n = kDenseB && copies.dense ? p.n : 0;
-    int st = 0;
-    if constexpr (kSteadyLoop) st = run_steady(copies, sm, slabs, acc, slot, q, my_s0);
-    for (; st < slabs; ++st) {
+    for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
       issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
       const float* buf = sm + (st % STAGES) * kStageFloats;
       if constexpr (kPipeVecA) {
-        fma_slab(acc, buf, slot, q, my_s0, dense_n);
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < ROWS / kSlots; j += 4)
+          fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
       } else {
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < ROWS / kSlots; ++j) {

@@ -138,6 +138,12 @@ int main(int argc, char** argv) {
   with_dense<k::SkinnyPipeSmallNRowGroups<64, 8, 128, 3>>(configs, "ring S64 c8 r128 s3", 5, 8);
   with_dense<k::SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>>(configs, "ring S16 c8 r512 s2 x2", 5, 8);
   with_dense<k::SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>>(configs, "ring S64 c8 r128 s3 x2", 5, 8);
+  // Wave 19's call E: five stages at 64 rows of C (two blocks still share an SM; 128-row slabs
+  // in two stages spilled 36 bytes, not run).
+  configs.push_back(ring<k::SkinnyPipeSmallNCluster<64, 16, 64, 5, 2>>("ring S64 c16 r64 s5 x2", 9,
+                                                                      16));
+  configs.push_back(ring<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 5>>("ring S64 c16 r64 s5", 9,
+                                                                      16));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)
