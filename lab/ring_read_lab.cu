@@ -5,6 +5,10 @@
 // at 8192x16x8192) and a 256 MiB grid-stride read (3.80 TB/s, lab/hbm_read_lab.cu) is the access
 // pattern (R runs of C * 4 bytes a slab, K * 4 bytes apart) rather than the FMA loop. CONTIG:
 // the same ring over a contiguous R * K / SPLITS stretch a block (the same bytes, one run).
+// WORK > 0: each thread also runs WORK FMAs a slab (16 independent chains, multiplied by a zero
+// the compiler cannot see, so the sums stay exact) and the block takes at least PAD_KB of
+// shared memory: the ring's FMAs and its two blocks an SM, without its shared-memory reads
+// (wave 19's call H: does the barrier each slab with that much work between cost the read?).
 // Timed as `occtune bench` times a kernel (lab_support.cuh's FlushTimer). Not part of occtune.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -I. lab/ring_read_lab.cu -o ring_read_lab
 #include <cuda_runtime.h>
@@ -26,8 +30,9 @@ __device__ __forceinline__ void copy16_evict_first(float* dst, const float* src)
                : "memory");
 }
 
-template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
-__global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, float* out) {
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG, int WORK = 0, int PAD_KB = 0>
+__global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, float* out,
+                                                      float zero) {
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kThreads;
@@ -53,6 +58,7 @@ __global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, flo
   for (int s = 0; s < STAGES - 1; ++s)
     if (s < slabs) issue(s); else asm volatile("cp.async.commit_group;\n" ::: "memory");
   float sum = 0;
+  float chains[16] = {};
   for (int s = 0; s < slabs; ++s) {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
     __syncthreads();
@@ -63,8 +69,16 @@ __global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, flo
     for (int j = 0; j < kPer; ++j) {
       const float4 v = slab[t + j * kThreads];
       sum += v.x + v.y + v.z + v.w;
+      if constexpr (WORK > 0) {
+#pragma unroll
+        for (int i = 0; i < WORK / 16 / kPer; ++i)
+#pragma unroll
+          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
+      }
     }
   }
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += chains[c];
   for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
   if (t % 32 == 0) atomicAdd(out, sum);
 }
@@ -75,27 +89,31 @@ struct Probe {
   void (*prepare)();
 };
 
-template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+template <int R, int C, int STAGES, int PAD_KB>
 constexpr std::size_t smem_of() {
-  return std::size_t(STAGES) * R * C * sizeof(float);
+  const std::size_t ring = std::size_t(STAGES) * R * C * sizeof(float);
+  return ring > std::size_t(PAD_KB) * 1024 ? ring : std::size_t(PAD_KB) * 1024;
 }
-template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG, int WORK, int PAD_KB>
 void launch_probe(const float* a, int m, int k, float* out) {
-  ring_read<R, C, STAGES, SPLITS, CONTIG><<<dim3(unsigned(m / R), SPLITS), kThreads,
-                                            smem_of<R, C, STAGES, SPLITS, CONTIG>()>>>(a, k, out);
+  ring_read<R, C, STAGES, SPLITS, CONTIG, WORK, PAD_KB>
+      <<<dim3(unsigned(m / R), SPLITS), kThreads, smem_of<R, C, STAGES, PAD_KB>()>>>(a, k, out,
+                                                                                     0.0f);
 }
-template <int R, int C, int STAGES, int SPLITS, bool CONTIG>
+template <int R, int C, int STAGES, int SPLITS, bool CONTIG, int WORK, int PAD_KB>
 void prepare_probe() {
-  CK(cudaFuncSetAttribute(ring_read<R, C, STAGES, SPLITS, CONTIG>,
+  CK(cudaFuncSetAttribute(ring_read<R, C, STAGES, SPLITS, CONTIG, WORK, PAD_KB>,
                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          int(smem_of<R, C, STAGES, SPLITS, CONTIG>())));
+                          int(smem_of<R, C, STAGES, PAD_KB>())));
 }
 
-#define PROBE(R, C, ST, SP, CT)                                                           \
+#define PROBE_WORK(R, C, ST, SP, CT, WORK, PAD)                                            \
   Probe {                                                                                 \
-    "R" #R " C" #C " stages " #ST " splits " #SP " contiguous=" #CT,                      \
-        &launch_probe<R, C, ST, SP, CT>, &prepare_probe<R, C, ST, SP, CT>                \
+    "R" #R " C" #C " stages " #ST " splits " #SP " contiguous=" #CT " fmas " #WORK          \
+    " pad " #PAD,                                                                          \
+        &launch_probe<R, C, ST, SP, CT, WORK, PAD>, &prepare_probe<R, C, ST, SP, CT, WORK, PAD> \
   }
+#define PROBE(R, C, ST, SP, CT) PROBE_WORK(R, C, ST, SP, CT, 0, 0)
 
 int main() {
   const Probe probes[] = {
@@ -104,6 +122,11 @@ int main() {
       PROBE(32, 128, 4, 2, true),  PROBE(16, 256, 4, 2, false), PROBE(16, 256, 4, 1, false),
       PROBE(16, 256, 4, 1, true),  PROBE(8, 512, 4, 1, false),  PROBE(16, 512, 3, 1, false),
       PROBE(64, 32, 8, 2, false),  PROBE(128, 32, 4, 1, false),
+      // Call H: the 8192x16x8192 winner's pattern with its FMA count and two blocks an SM.
+      PROBE_WORK(64, 64, 4, 2, false, 0, 100), PROBE_WORK(64, 64, 4, 2, false, 64, 100),
+      PROBE_WORK(64, 64, 4, 2, false, 128, 100), PROBE_WORK(64, 64, 4, 2, false, 256, 100),
+      PROBE_WORK(64, 64, 4, 2, false, 384, 100), PROBE_WORK(64, 64, 4, 2, false, 512, 100),
+      PROBE_WORK(64, 64, 4, 1, false, 256, 100),
   };
   FlushTimer timer;
   float* out;
