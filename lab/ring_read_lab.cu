@@ -83,6 +83,98 @@ __global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, flo
   if (t % 32 == 0) atomicAdd(out, sum);
 }
 
+// The same read and FMAs with a producer warp (wave 19's call I): warp 8 issues every copy of
+// a slab (cp.async, completion counted on the stage's `full` mbarrier by
+// cp.async.mbarrier.arrive.noinc), the 8 consumer warps wait on `full`, read and compute, and
+// release the stage on its `empty` mbarrier; the producer refills a stage once it is released.
+// No block-wide barrier in the loop: a slow warp holds back only the stage it is reading.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred p;\n WAIT_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      " @!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(
+                   smem_addr(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_on_copies(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
+               : "memory");
+}
+
+constexpr int kConsumers = 256;
+
+template <int R, int C, int STAGES, int SPLITS, int WORK>
+__global__ void __launch_bounds__(kConsumers + 32) ring_read_ws(const float* a, int k, float* out,
+                                                                float zero) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
+  static_assert(kVecs % kConsumers == 0 && kVecs % 32 == 0, "whole passes");
+  const int t = threadIdx.x, row0 = blockIdx.x * R;
+  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
+  if (t == 0)
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 32);           // one arrive per producer lane, at its copies' end
+      mbar_init(&empty[s], kConsumers / 32);  // one per consumer warp
+    }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+  if (t >= kConsumers) {  // the producer warp
+    const int lane = t - kConsumers;
+    const float* base = a + std::size_t(row0) * k + k_begin;
+    for (int slab = 0; slab < slabs; ++slab) {
+      const int s = slab % STAGES, n = slab / STAGES;
+      if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
+      float* dst = smem + s * kSlab;
+#pragma unroll 8
+      for (int j = 0; j < kVecs / 32; ++j) {
+        const int v = lane + 32 * j, r = v / (C / 4), q = v % (C / 4);
+        copy16_evict_first(dst + 4 * v, base + std::size_t(r) * k + std::size_t(slab) * C + 4 * q);
+      }
+      mbar_arrive_on_copies(&full[s]);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    return;
+  }
+  float sum = 0;
+  float chains[16] = {};
+  for (int slab = 0; slab < slabs; ++slab) {
+    const int s = slab % STAGES, n = slab / STAGES;
+    mbar_wait(&full[s], unsigned(n) & 1u);
+    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const float4 v = st[t + j * kConsumers];
+      sum += v.x + v.y + v.z + v.w;
+      if constexpr (WORK > 0) {
+#pragma unroll
+        for (int i = 0; i < WORK / 16 / kPer; ++i)
+#pragma unroll
+          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
+      }
+    }
+    __syncwarp();
+    if (t % 32 == 0) mbar_arrive(&empty[s]);
+  }
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += chains[c];
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (t % 32 == 0) atomicAdd(out, sum);
+}
+
 struct Probe {
   const char* name;
   void (*launch)(const float*, int m, int k, float* out);
@@ -115,6 +207,24 @@ void prepare_probe() {
   }
 #define PROBE(R, C, ST, SP, CT) PROBE_WORK(R, C, ST, SP, CT, 0, 0)
 
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void launch_ws(const float* a, int m, int k, float* out) {
+  ring_read_ws<R, C, STAGES, SPLITS, WORK>
+      <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
+          a, k, out, 0.0f);
+}
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void prepare_ws() {
+  CK(cudaFuncSetAttribute(ring_read_ws<R, C, STAGES, SPLITS, WORK>,
+                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem_of<R, C, STAGES, PAD_KB>())));
+}
+#define PROBE_WS(R, C, ST, SP, WORK, PAD)                                                    \
+  Probe {                                                                                   \
+    "R" #R " C" #C " stages " #ST " splits " #SP " producer warp, fmas " #WORK " pad " #PAD,   \
+        &launch_ws<R, C, ST, SP, WORK, PAD>, &prepare_ws<R, C, ST, SP, WORK, PAD>            \
+  }
+
 int main() {
   const Probe probes[] = {
       PROBE(64, 64, 4, 2, false),  PROBE(64, 64, 4, 2, true),   PROBE(64, 64, 4, 1, false),
@@ -127,6 +237,11 @@ int main() {
       PROBE_WORK(64, 64, 4, 2, false, 128, 100), PROBE_WORK(64, 64, 4, 2, false, 256, 100),
       PROBE_WORK(64, 64, 4, 2, false, 384, 100), PROBE_WORK(64, 64, 4, 2, false, 512, 100),
       PROBE_WORK(64, 64, 4, 1, false, 256, 100),
+      // Call I: the same with a producer warp.
+      PROBE_WS(64, 64, 4, 2, 0, 100), PROBE_WS(64, 64, 4, 2, 256, 100),
+      PROBE_WS(64, 64, 4, 2, 384, 100), PROBE_WS(64, 64, 4, 2, 512, 100),
+      PROBE_WS(64, 64, 6, 2, 256, 100), PROBE_WS(64, 64, 6, 2, 384, 100),
+      PROBE_WS(64, 64, 3, 2, 384, 100),
   };
   FlushTimer timer;
   float* out;
