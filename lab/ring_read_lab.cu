@@ -175,6 +175,84 @@ __global__ void __launch_bounds__(kConsumers + 32) ring_read_ws(const float* a, 
   if (t % 32 == 0) atomicAdd(out, sum);
 }
 
+// Call J: the producer warp's copies as bulk copies (cp.async.bulk, one a row of the slab:
+// two instructions a lane and slab instead of 32), counted on `full` by bytes (expect_tx):
+// with 16-byte cp.async a warp sharing its scheduler with the FMA warps could not keep up.
+__device__ __forceinline__ void mbar_expect_bytes(std::uint64_t* bar, unsigned bytes) {
+  asm volatile(
+      "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::
+          "r"(smem_addr(bar)),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_copy(float* dst, const float* src, unsigned bytes,
+                                          std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+
+template <int R, int C, int STAGES, int SPLITS, int WORK>
+__global__ void __launch_bounds__(kConsumers + 32) ring_read_bulk(const float* a, int k,
+                                                                  float* out, float zero) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
+  static_assert(kVecs % kConsumers == 0 && R % 32 == 0, "whole passes");
+  const int t = threadIdx.x, row0 = blockIdx.x * R;
+  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
+  if (t == 0)
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);                 // the producer's expect_tx; the bytes do the rest
+      mbar_init(&empty[s], kConsumers / 32);  // one per consumer warp
+    }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+  if (t >= kConsumers) {  // the producer warp
+    const int lane = t - kConsumers;
+    const float* base = a + std::size_t(row0) * k + k_begin;
+    for (int slab = 0; slab < slabs; ++slab) {
+      const int s = slab % STAGES, n = slab / STAGES;
+      if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
+      if (lane == 0) mbar_expect_bytes(&full[s], kSlab * sizeof(float));
+      __syncwarp();
+      float* dst = smem + s * kSlab;
+#pragma unroll
+      for (int r = lane; r < R; r += 32)
+        bulk_copy(dst + r * C, base + std::size_t(r) * k + std::size_t(slab) * C,
+                  C * sizeof(float), &full[s]);
+    }
+    return;  // the consumers wait for every byte before they finish
+  }
+  float sum = 0;
+  float chains[16] = {};
+  for (int slab = 0; slab < slabs; ++slab) {
+    const int s = slab % STAGES, n = slab / STAGES;
+    mbar_wait(&full[s], unsigned(n) & 1u);
+    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const float4 v = st[t + j * kConsumers];
+      sum += v.x + v.y + v.z + v.w;
+      if constexpr (WORK > 0) {
+#pragma unroll
+        for (int i = 0; i < WORK / 16 / kPer; ++i)
+#pragma unroll
+          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
+      }
+    }
+    __syncwarp();
+    if (t % 32 == 0) mbar_arrive(&empty[s]);
+  }
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += chains[c];
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (t % 32 == 0) atomicAdd(out, sum);
+}
+
 struct Probe {
   const char* name;
   void (*launch)(const float*, int m, int k, float* out);
@@ -219,6 +297,23 @@ void prepare_ws() {
                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                           int(smem_of<R, C, STAGES, PAD_KB>())));
 }
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void launch_bulk(const float* a, int m, int k, float* out) {
+  ring_read_bulk<R, C, STAGES, SPLITS, WORK>
+      <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
+          a, k, out, 0.0f);
+}
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void prepare_bulk() {
+  CK(cudaFuncSetAttribute(ring_read_bulk<R, C, STAGES, SPLITS, WORK>,
+                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem_of<R, C, STAGES, PAD_KB>())));
+}
+#define PROBE_BULK(R, C, ST, SP, WORK, PAD)                                                  \
+  Probe {                                                                                   \
+    "R" #R " C" #C " stages " #ST " splits " #SP " bulk producer, fmas " #WORK " pad " #PAD,   \
+        &launch_bulk<R, C, ST, SP, WORK, PAD>, &prepare_bulk<R, C, ST, SP, WORK, PAD>        \
+  }
 #define PROBE_WS(R, C, ST, SP, WORK, PAD)                                                    \
   Probe {                                                                                   \
     "R" #R " C" #C " stages " #ST " splits " #SP " producer warp, fmas " #WORK " pad " #PAD,   \
@@ -242,6 +337,10 @@ int main() {
       PROBE_WS(64, 64, 4, 2, 384, 100), PROBE_WS(64, 64, 4, 2, 512, 100),
       PROBE_WS(64, 64, 6, 2, 256, 100), PROBE_WS(64, 64, 6, 2, 384, 100),
       PROBE_WS(64, 64, 3, 2, 384, 100),
+      // Call J: the producer's copies in bulk.
+      PROBE_BULK(64, 64, 4, 2, 0, 100), PROBE_BULK(64, 64, 4, 2, 256, 100),
+      PROBE_BULK(64, 64, 4, 2, 384, 100), PROBE_BULK(64, 64, 4, 2, 512, 100),
+      PROBE_BULK(64, 64, 6, 2, 256, 100), PROBE_BULK(64, 64, 6, 2, 384, 100),
   };
   FlushTimer timer;
   float* out;
