@@ -11,6 +11,7 @@
 // (wave 19's call H: does the barrier each slab with that much work between cost the read?).
 // Timed as `occtune bench` times a kernel (lab_support.cuh's FlushTimer). Not part of occtune.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -I. lab/ring_read_lab.cu -o ring_read_lab
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -253,6 +254,93 @@ __global__ void __launch_bounds__(kConsumers + 32) ring_read_bulk(const float* a
   if (t % 32 == 0) atomicAdd(out, sum);
 }
 
+// Call K: the producer's copy of a slab as one 2D TMA box (R rows by C floats of A through a
+// tensor map, as kernels/tma.cuh copies its slabs): one instruction a slab.
+template <int R, int C, int STAGES, int SPLITS, int WORK>
+__global__ void __launch_bounds__(kConsumers + 32) ring_read_tma(const __grid_constant__
+                                                                 CUtensorMap map,
+                                                                 int k, float* out, float zero) {
+  extern __shared__ __align__(1024) float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
+  static_assert(kVecs % kConsumers == 0, "whole passes");
+  const int t = threadIdx.x, row0 = blockIdx.x * R;
+  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
+  if (t == 0)
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], kConsumers / 32);
+    }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+  if (t >= kConsumers) {
+    if (t != kConsumers) return;
+    for (int slab = 0; slab < slabs; ++slab) {
+      const int s = slab % STAGES, n = slab / STAGES;
+      if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
+      mbar_expect_bytes(&full[s], kSlab * sizeof(float));
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+          " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_addr(smem + s * kSlab)),
+          "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(smem_addr(&full[s])),
+          "r"(k_begin + slab * C), "r"(row0)
+          : "memory");
+    }
+    return;
+  }
+  float sum = 0;
+  float chains[16] = {};
+  for (int slab = 0; slab < slabs; ++slab) {
+    const int s = slab % STAGES, n = slab / STAGES;
+    mbar_wait(&full[s], unsigned(n) & 1u);
+    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const float4 v = st[t + j * kConsumers];
+      sum += v.x + v.y + v.z + v.w;
+      if constexpr (WORK > 0) {
+#pragma unroll
+        for (int i = 0; i < WORK / 16 / kPer; ++i)
+#pragma unroll
+          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
+      }
+    }
+    __syncwarp();
+    if (t % 32 == 0) mbar_arrive(&empty[s]);
+  }
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += chains[c];
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (t % 32 == 0) atomicAdd(out, sum);
+}
+
+// A's tensor map (M rows of K floats, box R x C), encoded once per operand (outside the timed
+// launches: samples 0-3 are dropped), cuTensorMapEncodeTiled through the runtime as
+// kernels/tma.cu finds it.
+template <int R, int C>
+const CUtensorMap& map_of(const float* a, int m, int k) {
+  static CUtensorMap map;
+  static const float* last = nullptr;
+  static int last_m = 0, last_k = 0;
+  if (a == last && m == last_m && k == last_k) return map;
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q));
+  const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(m)};
+  const cuuint64_t strides[1] = {cuuint64_t(k) * sizeof(float)};
+  const cuuint32_t box[2] = {cuuint32_t(C), cuuint32_t(R)}, element_strides[2] = {1, 1};
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(a), dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
+    std::exit(1);
+  }
+  last = a, last_m = m, last_k = k;
+  return map;
+}
+
 struct Probe {
   const char* name;
   void (*launch)(const float*, int m, int k, float* out);
@@ -314,6 +402,23 @@ void prepare_bulk() {
     "R" #R " C" #C " stages " #ST " splits " #SP " bulk producer, fmas " #WORK " pad " #PAD,   \
         &launch_bulk<R, C, ST, SP, WORK, PAD>, &prepare_bulk<R, C, ST, SP, WORK, PAD>        \
   }
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void launch_tma(const float* a, int m, int k, float* out) {
+  ring_read_tma<R, C, STAGES, SPLITS, WORK>
+      <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
+          map_of<R, C>(a, m, k), k, out, 0.0f);
+}
+template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
+void prepare_tma() {
+  CK(cudaFuncSetAttribute(ring_read_tma<R, C, STAGES, SPLITS, WORK>,
+                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem_of<R, C, STAGES, PAD_KB>())));
+}
+#define PROBE_TMA(R, C, ST, SP, WORK, PAD)                                                   \
+  Probe {                                                                                   \
+    "R" #R " C" #C " stages " #ST " splits " #SP " tma producer, fmas " #WORK " pad " #PAD,    \
+        &launch_tma<R, C, ST, SP, WORK, PAD>, &prepare_tma<R, C, ST, SP, WORK, PAD>          \
+  }
 #define PROBE_WS(R, C, ST, SP, WORK, PAD)                                                    \
   Probe {                                                                                   \
     "R" #R " C" #C " stages " #ST " splits " #SP " producer warp, fmas " #WORK " pad " #PAD,   \
@@ -341,6 +446,11 @@ int main() {
       PROBE_BULK(64, 64, 4, 2, 0, 100), PROBE_BULK(64, 64, 4, 2, 256, 100),
       PROBE_BULK(64, 64, 4, 2, 384, 100), PROBE_BULK(64, 64, 4, 2, 512, 100),
       PROBE_BULK(64, 64, 6, 2, 256, 100), PROBE_BULK(64, 64, 6, 2, 384, 100),
+      // Call K: one TMA box a slab.
+      PROBE_TMA(64, 64, 4, 2, 0, 100), PROBE_TMA(64, 64, 4, 2, 256, 100),
+      PROBE_TMA(64, 64, 4, 2, 384, 100), PROBE_TMA(64, 64, 4, 2, 512, 100),
+      PROBE_TMA(64, 64, 6, 2, 256, 100), PROBE_TMA(64, 64, 6, 2, 384, 100),
+      PROBE_TMA(64, 64, 4, 1, 384, 100),
   };
   FlushTimer timer;
   float* out;
