@@ -5,10 +5,11 @@
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 { date -u; echo "commit: $(cat carry/commit)"; nvidia-smi -L; which ncu; } > $OUT/lab.txt
-for k in "ring_read<64, 64, 4, 2, false, 0, 100>" "ring_read<64, 64, 4, 2, false, 256, 100>" \
-         "ring_read_tma<64, 64, 4, 2, 256>"; do
+for k in "void ring_read<(int)64, (int)64, (int)4, (int)2, (bool)0, (int)0, (int)100>" \
+         "void ring_read<(int)64, (int)64, (int)4, (int)2, (bool)0, (int)256, (int)100>" \
+         "void ring_read_tma<(int)64, (int)64, (int)4, (int)2, (int)256>"; do
   echo "=== $k" >> $OUT/lab.txt
-  timeout 150 ncu --kernel-name-base demangled --kernel-name "regex:^${k//[<>]/.}" \
+  timeout 150 ncu --kernel-name-base demangled --kernel-name "regex:^${k//[<>()]/.}" \
     --launch-skip 4 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section SchedulerStats --section WarpStateStats --section Occupancy \
     carry/ring_read_lab > $OUT/ncu.txt 2>&1
