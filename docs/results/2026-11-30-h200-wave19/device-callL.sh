@@ -12,7 +12,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 for spec in "ring_read 340 W=0" "ring_read 412 W=256" "ring_read_tma 28 tma-W=256"; do
   set -- $spec
   echo "=== $1, launch $2 ($3)" >> $OUT/lab.txt
-  timeout 150 ncu --clock-control $CLOCKS --kernel-name "regex:^$1\$" --launch-skip $2 --launch-count 1 \
+  timeout 150 ncu --clock-control $CLOCKS --kernel-name "regex:^$1\$" --launch-skip $2 \
+    --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section SchedulerStats \
     --section WarpStateStats --section Occupancy carry/ring_read_lab > $OUT/ncu.txt 2>&1
   echo "rc=$?" >> $OUT/lab.txt
