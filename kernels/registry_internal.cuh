@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/builtin_families.hpp"  // opt_in_dynamic_smem
 #include "kernels/gemm_entry.cuh"
 #include "kernels/registry.hpp"
 
@@ -25,13 +26,6 @@ struct Entry {
   LaunchFn launch = nullptr;
   const void* twin_function = nullptr;  // GemmConfig::twin_function
 };
-
-// cudaFuncSetAttribute(MaxDynamicSharedMemorySize) on a built-in kernel and on its twin
-// (GemmConfig::twin_function), as an int: the built-in families' CudaHooks::set_max_dynamic_smem
-// and prepare_variant's opt-in, so that whoever opts a configuration's function in (the engine,
-// the API's launchers, a program that launches a KernelFamily itself) opts in the kernel its
-// launch may run in its place.
-int opt_in_dynamic_smem(const void* function, int bytes);
 
 // The layout of a variant: kLayout where it declares one (every GEMM family), else nn.
 template <class Variant, class = void>

@@ -14,6 +14,7 @@
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/offline_occupancy.hpp"
 #include "autotuner/core/user_family.hpp"
+#include "kernels/builtin_families.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/registry_extension.hpp"
 #include "kernels/textbook_families.hpp"
@@ -179,6 +180,23 @@ TEST(BuiltinFamilies, TiledStaticExpandsToItsGoldenRows) {
 }
 
 TEST(BuiltinFamilies, NaiveExpandsToItsGoldenRows) { expect_expansion(kernels::naive_family()); }
+
+// A launch of skinny's rings for N <= 16 may run their dense-B twin kernel instead
+// (GemmConfig::twin_function), so every route that opts a configuration in to its shared memory
+// must opt the twin in too: the engine's prepare_variant and, for a program launching a
+// built-in family itself, the family's own hook. Wave 18's build had only the first, and
+// BuiltinApiFamilies (GPU) failed on the first dense ring (docs/PERFORMANCE.md, "Dense B for
+// the rings for N <= 16").
+TEST(BuiltinFamilies, EveryFamilyOptsInTwinKernelsThroughItsHook) {
+  int checked = 0;
+  for (const kernels::FamilyInfo& info : kernels::families()) {
+    const KernelFamily* f = kernels::builtin_family(info.name);
+    if (!f) continue;  // a walk's family (`*_generation`) is no API family
+    EXPECT_EQ(f->cuda.set_max_dynamic_smem, &kernels::opt_in_dynamic_smem) << info.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 11);  // tiled_dynamic ... repacked, skinny among them
+}
 
 void expect_refused(KernelFamily f, FamilyOrigin origin, const std::string& needle) {
   try {
