@@ -31,6 +31,32 @@ __device__ __forceinline__ void copy16_evict_first(float* dst, const float* src)
                : "memory");
 }
 
+// A thread's share of a landed slab: its kPer float4s summed, and WORK FMAs beside them (16
+// independent chains, multiplied by a zero the compiler cannot see, so the sums stay exact).
+template <int kPer, int kThreads, int WORK>
+__device__ __forceinline__ void consume_slab(const float4* slab, int t, float zero, float& sum,
+                                             float (&chains)[16]) {
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const float4 v = slab[t + j * kThreads];
+    sum += v.x + v.y + v.z + v.w;
+    if constexpr (WORK > 0) {
+#pragma unroll
+      for (int i = 0; i < WORK / 16 / kPer; ++i)
+#pragma unroll
+        for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
+    }
+  }
+}
+
+// The block's total into `out`: the chains (zero) and the sums, a warp at a time.
+__device__ __forceinline__ void add_block_sum(float sum, const float (&chains)[16], float* out) {
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += chains[c];
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (threadIdx.x % 32 == 0) atomicAdd(out, sum);
+}
+
 template <int R, int C, int STAGES, int SPLITS, bool CONTIG, int WORK = 0, int PAD_KB = 0>
 __global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, float* out,
                                                       float zero) {
@@ -65,30 +91,20 @@ __global__ void __launch_bounds__(kThreads) ring_read(const float* a, int k, flo
     __syncthreads();
     if (s + STAGES - 1 < slabs) issue(s + STAGES - 1);
     else asm volatile("cp.async.commit_group;\n" ::: "memory");
-    const float4* slab = reinterpret_cast<const float4*>(smem + (s % STAGES) * kSlab);
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const float4 v = slab[t + j * kThreads];
-      sum += v.x + v.y + v.z + v.w;
-      if constexpr (WORK > 0) {
-#pragma unroll
-        for (int i = 0; i < WORK / 16 / kPer; ++i)
-#pragma unroll
-          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
-      }
-    }
+    consume_slab<kPer, kThreads, WORK>(
+        reinterpret_cast<const float4*>(smem + (s % STAGES) * kSlab), t, zero, sum, chains);
   }
-#pragma unroll
-  for (int c = 0; c < 16; ++c) sum += chains[c];
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (t % 32 == 0) atomicAdd(out, sum);
+  add_block_sum(sum, chains, out);
 }
 
-// The same read and FMAs with a producer warp (wave 19's call I): warp 8 issues every copy of
-// a slab (cp.async, completion counted on the stage's `full` mbarrier by
-// cp.async.mbarrier.arrive.noinc), the 8 consumer warps wait on `full`, read and compute, and
-// release the stage on its `empty` mbarrier; the producer refills a stage once it is released.
-// No block-wide barrier in the loop: a slow warp holds back only the stage it is reading.
+// The same read and FMAs with a producer warp (wave 19's calls I-K): warp 8 copies every slab,
+// the 8 consumer warps wait on the stage's `full` mbarrier, read and compute, and release the
+// stage on its `empty` mbarrier; the producer refills a stage once it is released. No
+// block-wide barrier in the loop: a slow warp holds back only the stage it is reading. The
+// producer's copies (Copy): 16-byte cp.async by its 32 lanes, their completion counted on
+// `full` by cp.async.mbarrier.arrive.noinc (call I); one bulk copy a row of the slab,
+// cp.async.bulk, counted by bytes (call J); one 2D TMA box a slab through a tensor map, as
+// kernels/tma.cuh copies its slabs (call K).
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -113,72 +129,6 @@ __device__ __forceinline__ void mbar_arrive_on_copies(std::uint64_t* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
                : "memory");
 }
-
-constexpr int kConsumers = 256;
-
-template <int R, int C, int STAGES, int SPLITS, int WORK>
-__global__ void __launch_bounds__(kConsumers + 32) ring_read_ws(const float* a, int k, float* out,
-                                                                float zero) {
-  extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
-  static_assert(kVecs % kConsumers == 0 && kVecs % 32 == 0, "whole passes");
-  const int t = threadIdx.x, row0 = blockIdx.x * R;
-  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
-  if (t == 0)
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 32);           // one arrive per producer lane, at its copies' end
-      mbar_init(&empty[s], kConsumers / 32);  // one per consumer warp
-    }
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  __syncthreads();
-  if (t >= kConsumers) {  // the producer warp
-    const int lane = t - kConsumers;
-    const float* base = a + std::size_t(row0) * k + k_begin;
-    for (int slab = 0; slab < slabs; ++slab) {
-      const int s = slab % STAGES, n = slab / STAGES;
-      if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
-      float* dst = smem + s * kSlab;
-#pragma unroll 8
-      for (int j = 0; j < kVecs / 32; ++j) {
-        const int v = lane + 32 * j, r = v / (C / 4), q = v % (C / 4);
-        copy16_evict_first(dst + 4 * v, base + std::size_t(r) * k + std::size_t(slab) * C + 4 * q);
-      }
-      mbar_arrive_on_copies(&full[s]);
-    }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    return;
-  }
-  float sum = 0;
-  float chains[16] = {};
-  for (int slab = 0; slab < slabs; ++slab) {
-    const int s = slab % STAGES, n = slab / STAGES;
-    mbar_wait(&full[s], unsigned(n) & 1u);
-    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const float4 v = st[t + j * kConsumers];
-      sum += v.x + v.y + v.z + v.w;
-      if constexpr (WORK > 0) {
-#pragma unroll
-        for (int i = 0; i < WORK / 16 / kPer; ++i)
-#pragma unroll
-          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
-      }
-    }
-    __syncwarp();
-    if (t % 32 == 0) mbar_arrive(&empty[s]);
-  }
-#pragma unroll
-  for (int c = 0; c < 16; ++c) sum += chains[c];
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (t % 32 == 0) atomicAdd(out, sum);
-}
-
-// Call J: the producer warp's copies as bulk copies (cp.async.bulk, one a row of the slab:
-// two instructions a lane and slab instead of 32), counted on `full` by bytes (expect_tx):
-// with 16-byte cp.async a warp sharing its scheduler with the FMA warps could not keep up.
 __device__ __forceinline__ void mbar_expect_bytes(std::uint64_t* bar, unsigned bytes) {
   asm volatile(
       "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::
@@ -194,125 +144,85 @@ __device__ __forceinline__ void bulk_copy(float* dst, const float* src, unsigned
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
-
-template <int R, int C, int STAGES, int SPLITS, int WORK>
-__global__ void __launch_bounds__(kConsumers + 32) ring_read_bulk(const float* a, int k,
-                                                                  float* out, float zero) {
-  extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
-  static_assert(kVecs % kConsumers == 0 && R % 32 == 0, "whole passes");
-  const int t = threadIdx.x, row0 = blockIdx.x * R;
-  const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
-  if (t == 0)
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);                 // the producer's expect_tx; the bytes do the rest
-      mbar_init(&empty[s], kConsumers / 32);  // one per consumer warp
-    }
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  __syncthreads();
-  if (t >= kConsumers) {  // the producer warp
-    const int lane = t - kConsumers;
-    const float* base = a + std::size_t(row0) * k + k_begin;
-    for (int slab = 0; slab < slabs; ++slab) {
-      const int s = slab % STAGES, n = slab / STAGES;
-      if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
-      if (lane == 0) mbar_expect_bytes(&full[s], kSlab * sizeof(float));
-      __syncwarp();
-      float* dst = smem + s * kSlab;
-#pragma unroll
-      for (int r = lane; r < R; r += 32)
-        bulk_copy(dst + r * C, base + std::size_t(r) * k + std::size_t(slab) * C,
-                  C * sizeof(float), &full[s]);
-    }
-    return;  // the consumers wait for every byte before they finish
-  }
-  float sum = 0;
-  float chains[16] = {};
-  for (int slab = 0; slab < slabs; ++slab) {
-    const int s = slab % STAGES, n = slab / STAGES;
-    mbar_wait(&full[s], unsigned(n) & 1u);
-    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const float4 v = st[t + j * kConsumers];
-      sum += v.x + v.y + v.z + v.w;
-      if constexpr (WORK > 0) {
-#pragma unroll
-        for (int i = 0; i < WORK / 16 / kPer; ++i)
-#pragma unroll
-          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
-      }
-    }
-    __syncwarp();
-    if (t % 32 == 0) mbar_arrive(&empty[s]);
-  }
-#pragma unroll
-  for (int c = 0; c < 16; ++c) sum += chains[c];
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (t % 32 == 0) atomicAdd(out, sum);
+__device__ __forceinline__ void tma_box(float* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                        int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1)
+      : "memory");
 }
 
-// Call K: the producer's copy of a slab as one 2D TMA box (R rows by C floats of A through a
-// tensor map, as kernels/tma.cuh copies its slabs): one instruction a slab.
-template <int R, int C, int STAGES, int SPLITS, int WORK>
-__global__ void __launch_bounds__(kConsumers + 32) ring_read_tma(const __grid_constant__
-                                                                 CUtensorMap map,
-                                                                 int k, float* out, float zero) {
+constexpr int kConsumers = 256;
+enum class Copy { kCpAsync, kBulk, kTma };
+
+// A, as the producer reads it: the matrix, and for kTma its tensor map (box R x C).
+struct Operand {
+  CUtensorMap map;
+  const float* a;
+};
+
+template <int R, int C, int STAGES, int SPLITS, int WORK, Copy COPY>
+__global__ void __launch_bounds__(kConsumers + 32) ring_read_producer(
+    const __grid_constant__ Operand op, int k, float* out, float zero) {
   extern __shared__ __align__(1024) float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   __shared__ std::uint64_t full[STAGES], empty[STAGES];
   constexpr int kSlab = R * C, kVecs = kSlab / 4, kPer = kVecs / kConsumers;
-  static_assert(kVecs % kConsumers == 0, "whole passes");
+  static_assert(kVecs % kConsumers == 0 && kVecs % 32 == 0 && R % 32 == 0, "whole passes");
   const int t = threadIdx.x, row0 = blockIdx.x * R;
   const int k_part = k / SPLITS, k_begin = blockIdx.y * k_part, slabs = k_part / C;
   if (t == 0)
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], kConsumers / 32);
+      // kCpAsync: one arrival a producer lane, when its copies are done; else the producer's
+      // expect_tx, the bytes doing the rest.
+      mbar_init(&full[s], COPY == Copy::kCpAsync ? 32 : 1);
+      mbar_init(&empty[s], kConsumers / 32);  // one a consumer warp
     }
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
   if (t >= kConsumers) {
-    if (t != kConsumers) return;
+    const int lane = t - kConsumers;
+    if (COPY == Copy::kTma && lane != 0) return;
+    const float* base = op.a + std::size_t(row0) * k + k_begin;
     for (int slab = 0; slab < slabs; ++slab) {
       const int s = slab % STAGES, n = slab / STAGES;
       if (slab >= STAGES) mbar_wait(&empty[s], unsigned(n - 1) & 1u);
-      mbar_expect_bytes(&full[s], kSlab * sizeof(float));
-      asm volatile(
-          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-          " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_addr(smem + s * kSlab)),
-          "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(smem_addr(&full[s])),
-          "r"(k_begin + slab * C), "r"(row0)
-          : "memory");
+      float* dst = smem + s * kSlab;
+      if constexpr (COPY == Copy::kCpAsync) {
+#pragma unroll 8
+        for (int j = 0; j < kVecs / 32; ++j) {
+          const int v = lane + 32 * j, r = v / (C / 4), q = v % (C / 4);
+          copy16_evict_first(dst + 4 * v,
+                             base + std::size_t(r) * k + std::size_t(slab) * C + 4 * q);
+        }
+        mbar_arrive_on_copies(&full[s]);
+      } else if constexpr (COPY == Copy::kBulk) {
+        if (lane == 0) mbar_expect_bytes(&full[s], kSlab * sizeof(float));
+        __syncwarp();
+#pragma unroll
+        for (int r = lane; r < R; r += 32)
+          bulk_copy(dst + r * C, base + std::size_t(r) * k + std::size_t(slab) * C,
+                    C * sizeof(float), &full[s]);
+      } else {
+        mbar_expect_bytes(&full[s], kSlab * sizeof(float));
+        tma_box(dst, &op.map, &full[s], k_begin + slab * C, row0);
+      }
     }
-    return;
+    if constexpr (COPY == Copy::kCpAsync) asm volatile("cp.async.wait_all;\n" ::: "memory");
+    return;  // bulk and TMA copies: the consumers wait for every byte before they finish
   }
   float sum = 0;
   float chains[16] = {};
   for (int slab = 0; slab < slabs; ++slab) {
     const int s = slab % STAGES, n = slab / STAGES;
     mbar_wait(&full[s], unsigned(n) & 1u);
-    const float4* st = reinterpret_cast<const float4*>(smem + s * kSlab);
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const float4 v = st[t + j * kConsumers];
-      sum += v.x + v.y + v.z + v.w;
-      if constexpr (WORK > 0) {
-#pragma unroll
-        for (int i = 0; i < WORK / 16 / kPer; ++i)
-#pragma unroll
-          for (int c = 0; c < 16; ++c) chains[c] = fmaf(v.x + float(c), zero, chains[c]);
-      }
-    }
+    consume_slab<kPer, kConsumers, WORK>(reinterpret_cast<const float4*>(smem + s * kSlab), t,
+                                         zero, sum, chains);
     __syncwarp();
     if (t % 32 == 0) mbar_arrive(&empty[s]);
   }
-#pragma unroll
-  for (int c = 0; c < 16; ++c) sum += chains[c];
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (t % 32 == 0) atomicAdd(out, sum);
+  add_block_sum(sum, chains, out);
 }
 
 // A's tensor map (M rows of K floats, box R x C), encoded once per operand (outside the timed
@@ -331,9 +241,11 @@ const CUtensorMap& map_of(const float* a, int m, int k) {
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(m)};
   const cuuint64_t strides[1] = {cuuint64_t(k) * sizeof(float)};
   const cuuint32_t box[2] = {cuuint32_t(C), cuuint32_t(R)}, element_strides[2] = {1, 1};
-  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(a), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(a), dims,
+                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
     std::exit(1);
   }
@@ -373,57 +285,30 @@ void prepare_probe() {
   }
 #define PROBE(R, C, ST, SP, CT) PROBE_WORK(R, C, ST, SP, CT, 0, 0)
 
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void launch_ws(const float* a, int m, int k, float* out) {
-  ring_read_ws<R, C, STAGES, SPLITS, WORK>
+template <int R, int C, int STAGES, int SPLITS, int WORK, Copy COPY, int PAD_KB>
+void launch_producer(const float* a, int m, int k, float* out) {
+  Operand op{};
+  op.a = a;
+  if (COPY == Copy::kTma) op.map = map_of<R, C>(a, m, k);
+  ring_read_producer<R, C, STAGES, SPLITS, WORK, COPY>
       <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
-          a, k, out, 0.0f);
+          op, k, out, 0.0f);
 }
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void prepare_ws() {
-  CK(cudaFuncSetAttribute(ring_read_ws<R, C, STAGES, SPLITS, WORK>,
+template <int R, int C, int STAGES, int SPLITS, int WORK, Copy COPY, int PAD_KB>
+void prepare_producer() {
+  CK(cudaFuncSetAttribute(ring_read_producer<R, C, STAGES, SPLITS, WORK, COPY>,
                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                           int(smem_of<R, C, STAGES, PAD_KB>())));
 }
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void launch_bulk(const float* a, int m, int k, float* out) {
-  ring_read_bulk<R, C, STAGES, SPLITS, WORK>
-      <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
-          a, k, out, 0.0f);
-}
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void prepare_bulk() {
-  CK(cudaFuncSetAttribute(ring_read_bulk<R, C, STAGES, SPLITS, WORK>,
-                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          int(smem_of<R, C, STAGES, PAD_KB>())));
-}
-#define PROBE_BULK(R, C, ST, SP, WORK, PAD)                                                  \
+#define PROBE_PRODUCER(NAME, COPY, R, C, ST, SP, WORK, PAD)                                  \
   Probe {                                                                                   \
-    "R" #R " C" #C " stages " #ST " splits " #SP " bulk producer, fmas " #WORK " pad " #PAD,   \
-        &launch_bulk<R, C, ST, SP, WORK, PAD>, &prepare_bulk<R, C, ST, SP, WORK, PAD>        \
+    "R" #R " C" #C " stages " #ST " splits " #SP " " NAME ", fmas " #WORK " pad " #PAD,        \
+        &launch_producer<R, C, ST, SP, WORK, COPY, PAD>,                                    \
+        &prepare_producer<R, C, ST, SP, WORK, COPY, PAD>                                    \
   }
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void launch_tma(const float* a, int m, int k, float* out) {
-  ring_read_tma<R, C, STAGES, SPLITS, WORK>
-      <<<dim3(unsigned(m / R), SPLITS), kConsumers + 32, smem_of<R, C, STAGES, PAD_KB>()>>>(
-          map_of<R, C>(a, m, k), k, out, 0.0f);
-}
-template <int R, int C, int STAGES, int SPLITS, int WORK, int PAD_KB>
-void prepare_tma() {
-  CK(cudaFuncSetAttribute(ring_read_tma<R, C, STAGES, SPLITS, WORK>,
-                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          int(smem_of<R, C, STAGES, PAD_KB>())));
-}
-#define PROBE_TMA(R, C, ST, SP, WORK, PAD)                                                   \
-  Probe {                                                                                   \
-    "R" #R " C" #C " stages " #ST " splits " #SP " tma producer, fmas " #WORK " pad " #PAD,    \
-        &launch_tma<R, C, ST, SP, WORK, PAD>, &prepare_tma<R, C, ST, SP, WORK, PAD>          \
-  }
-#define PROBE_WS(R, C, ST, SP, WORK, PAD)                                                    \
-  Probe {                                                                                   \
-    "R" #R " C" #C " stages " #ST " splits " #SP " producer warp, fmas " #WORK " pad " #PAD,   \
-        &launch_ws<R, C, ST, SP, WORK, PAD>, &prepare_ws<R, C, ST, SP, WORK, PAD>            \
-  }
+#define PROBE_WS(...) PROBE_PRODUCER("producer warp", Copy::kCpAsync, __VA_ARGS__)
+#define PROBE_BULK(...) PROBE_PRODUCER("bulk producer", Copy::kBulk, __VA_ARGS__)
+#define PROBE_TMA(...) PROBE_PRODUCER("tma producer", Copy::kTma, __VA_ARGS__)
 
 int main() {
   const Probe probes[] = {

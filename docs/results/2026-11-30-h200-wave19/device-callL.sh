@@ -6,9 +6,10 @@ set -u
 CLOCKS=${CLOCKS:-base}  # ncu locks the SM clock to its base (1.5 GHz) unless `none`
 export PATH=/usr/local/cuda/bin:$PATH
 { date -u; echo "commit: $(cat carry/commit)"; nvidia-smi -L; which ncu; } > $OUT/lab.txt
-# The probes run in list order, 24 launches each (lab/ring_read_lab.cu): ring_read's 15th probe
-# is W = 0 with the padding, its 18th W = 256; ring_read_tma's 2nd is W = 256. Skipped: the
-# earlier probes' launches and 4 samples.
+# The probes run in list order, 24 launches each (lab/ring_read_lab.cu at carry/commit, whose
+# producer kernels were later folded into ring_read_producer<..., Copy>): ring_read's 15th
+# probe is W = 0 with the padding, its 18th W = 256; ring_read_tma's 2nd is W = 256. Skipped:
+# the earlier probes' launches and 4 samples.
 for spec in "ring_read 340 W=0" "ring_read 412 W=256" "ring_read_tma 28 tma-W=256"; do
   set -- $spec
   echo "=== $1, launch $2 ($3)" >> $OUT/lab.txt
