@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "kernels/builtin_families.hpp"  // opt_in_dynamic_smem, the families' opt-in hook
 #include "occtune/launch.cuh"
 
 namespace occtune::kernels {

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/builtin_families.hpp"  // opt_in_dynamic_smem
 #include "kernels/gemm_entry.cuh"
 #include "kernels/registry.hpp"
 
