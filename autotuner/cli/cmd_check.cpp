@@ -131,10 +131,7 @@ void add_check_command(CLI::App& app, Context& ctx, Action& action) {
       "against the stored baselines (exit 1 on SLOW or WRONG)");
   auto o = std::make_shared<CheckOptions>();
   add_config_option(*cmd, o->config);
-  cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
-  cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
-  cmd->add_option("--problem", o->problems,
-                  "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
+  add_job_key_options(*cmd, o->kernels, o->shapes, o->problems);
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt of the checked keys; overrides the config "
                   "(default nn)");

@@ -440,10 +440,7 @@ void add_tune_command(CLI::App& app, Context& ctx, Action& action) {
                                  "the results");
   auto o = std::make_shared<TuneOptions>();
   add_config_option(*cmd, o->config);
-  cmd->add_option("--kernel", o->kernels, "kernel family (repeatable); overrides the config");
-  cmd->add_option("--shape", o->shapes, "MxNxK (repeatable); overrides the config");
-  cmd->add_option("--problem", o->problems,
-                  "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
+  add_job_key_options(*cmd, o->kernels, o->shapes, o->problems);
   cmd->add_option("--layout", o->layout,
                   "operand layout nn|nt|tn|tt (op(A), op(B); t = stored transposed); overrides "
                   "the config (default nn)");

@@ -49,4 +49,12 @@ std::string resolve_config(const std::string& flag) {
   return resolve(flag, "OCCTUNE_CONFIG", "", "");
 }
 
+void add_job_key_options(CLI::App& cmd, std::vector<std::string>& kernels,
+                         std::vector<std::string>& shapes, std::vector<std::string>& problems) {
+  cmd.add_option("--kernel", kernels, "kernel family (repeatable); overrides the config");
+  cmd.add_option("--shape", shapes, "MxNxK (repeatable); overrides the config");
+  cmd.add_option("--problem", problems,
+                 "a user kernel family's problem, e.g. nx=4096,ny=4096 (repeatable)");
+}
+
 }  // namespace occtune::cli

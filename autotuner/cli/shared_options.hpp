@@ -1,13 +1,14 @@
-// The options several subcommands share (--db, --format, --device, --config), declared and
-// resolved here only: one help text, one environment variable and one resolution rule each
-// (design.md section 3: flag > OCCTUNE_<NAME> > job file > default). A command adds a note for
-// what the option means to it (bench's temporary database, query's UUID without CUDA).
+// The options several subcommands share (--db, --format, --device, --config, a job's keys),
+// declared and resolved here only: one help text, one environment variable and one resolution
+// rule each (design.md section 3: flag > OCCTUNE_<NAME> > job file > default). A command adds a
+// note for what the option means to it (bench's temporary database, query's UUID without CUDA).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "autotuner/cli/context.hpp"
 
@@ -36,5 +37,10 @@ std::string resolve_device(const std::string& flag,
 // configs/default.toml.
 void add_config_option(CLI::App& cmd, std::string& target, std::string_view note = {});
 std::string resolve_config(const std::string& flag);
+
+// --kernel, --shape and --problem of the commands that measure a job's keys (tune, check):
+// each repeatable, each replacing the job file's list.
+void add_job_key_options(CLI::App& cmd, std::vector<std::string>& kernels,
+                         std::vector<std::string>& shapes, std::vector<std::string>& problems);
 
 }  // namespace occtune::cli
