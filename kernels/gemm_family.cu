@@ -139,7 +139,7 @@ BuiltinFamily gemm_family(std::string name, std::string description, BlockRule r
   };
   f.device_reference = &device_reference;
   f.cuda = cuda_hooks();
-  f.cuda.set_max_dynamic_smem = &opt_in_dynamic_smem;  // a twin kernel with its configuration's
+  f.cuda.set_max_dynamic_smem = &opt_in_dynamic_smem;  // opts a configuration's twin in too
   f.compare = {Comparison::Norm::kRelativeFrobenius, 1e-4};  // float sums against double ones
   f.flops = [](const Dims& problem) {
     const Mnk s = mnk(problem);
