@@ -201,13 +201,13 @@ namespace occtune::kernels {
   X(TN<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)      \
   X(TT<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)
 
-// sm_90 only (kernels/tma.cuh): the two data-parallel tiles and the stream-K hybrid that won
-// the under-filled mid-size shapes (docs/PERFORMANCE.md "tma"); their GPU test:
+// sm_90 only (kernels/tma.cuh): the two unrolled data-parallel tiles and the stream-K hybrid
+// that wins the under-filled mid-size shapes (docs/PERFORMANCE.md "tma"); their GPU test:
 // tests/gpu/test_tma_family.cu.
-#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                                \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)                \
-  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)                \
-  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 1>)
+#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                                             \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)              \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)               \
+  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>)
 
 // The symbol of the repacked variant of `inner` (inner's symbol, as registered).
 inline std::string repacked_symbol(const std::string& inner) { return "Repacked<" + inner + ">"; }

@@ -175,6 +175,8 @@ GemmConfig tma_config(std::string spelled) {
   g.tile_m = C::BM;
   g.tile_n = C::BN;
   g.dynamic_smem = C::kSmemBytes;
+  if constexpr (C::kOrder != 0) g.config.params.push_back({"order", C::kOrder});
+  if constexpr (C::kUnroll != C::BK) g.config.params.push_back({"unroll", C::kUnroll});
   if constexpr (C::kStreamK != 0) {
     g.config.params.push_back({"sk", C::kStreamK});  // 1: data-parallel hybrid, 2: all streamed
     g.launch = &launch_tma_streamk<C>;
@@ -191,19 +193,18 @@ GemmConfig tma_config(std::string spelled) {
 }  // namespace
 
 // TmaGemm<BM, BN, BK, TM, TN, WM, WN, stages, fbuf, consumer regs, producer regs>: the lab's
-// best at 4096^3, 8192^3 and 4100^3 (r240), the same with the lab's default split (232 / 40),
-// and the lab's best at 2048^3 (BK 16, 6 stages) with 240 / 24, which ptxas compiles without
-// spills where 232 / 40 spilled 4 bytes here (docs/PERFORMANCE.md "tma"). Then the stream-K
-// variants of the BK 16 tile (TmaStreamK<tile, sk>, kernels/tma.cuh) as the data-parallel
-// hybrid (sk 1) and with every tile streamed (sk 2). Those of the BK 32 232 / 40 tile were
-// 0.60-0.79x cuBLAS where these were 0.80-0.88x, on every shape measured (H100, wave 7 call F,
-// docs/PERFORMANCE.md "tma"), and are not registered.
-#define OCCTUNE_TMA_VARIANTS(X)                                         \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 240, 24>)                \
-  X(TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>)                \
-  X(TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>)                \
-  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 1>) \
-  X(TmaStreamK<TmaGemm<128, 256, 16, 16, 8, 64, 64, 6, 2, 240, 24>, 2>)
+// 128x256x32 tile with 4 stages and the 232 / 40 register split, in the forms that won on the
+// H200 (wave 20, docs/PERFORMANCE.md "tma"): the slab loop unrolled 16 and 8 steps at a time
+// (TmaUnroll: 4096^3, 6144^3; 2048^3, 4096x1024x2048), the whole slab unrolled with the thread
+// tile's columns outside (TmaColumnsOutside: 8192^3), and the 8-step tile as the stream-K
+// hybrid (TmaStreamK<tile, 1>: the under-filled mid sizes and 5000^3). The whole-slab tile with
+// rows outside, the 240 / 24 split, the BK 16 six-stage tile and its stream-K variants, 224 / 56
+// and 4-step groups were measured in the same calls and lost on every shape.
+#define OCCTUNE_TMA_VARIANTS(X)                                                      \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)              \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)               \
+  X(TmaColumnsOutside<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>>)          \
+  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>)
 
 BuiltinFamily tma_builtin() {
   std::vector<GemmConfig> configs;
@@ -211,10 +212,11 @@ BuiltinFamily tma_builtin() {
   OCCTUNE_TMA_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("tma",
-                     "Hopper (sm_90) only: TMA copies into 4-6 mbarrier-guarded stages, a producer "
+                     "Hopper (sm_90) only: TMA copies into 4 mbarrier-guarded stages, a producer "
                      "warpgroup that also transposes A, two consumer warpgroups with 16x8 register "
-                     "tiles (setmaxnreg); nn with K and N multiples of 4; sk 1/2: stream-K on a "
-                     "persistent grid (hybrid / every tile)",
+                     "tiles (setmaxnreg); nn with K and N multiples of 4; unroll: k steps per "
+                     "loop body; order 1: columns outside; sk 1: stream-K hybrid on a persistent "
+                     "grid",
                      BlockRule::kFixed, std::move(configs));
 }
 

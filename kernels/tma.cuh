@@ -125,6 +125,8 @@ struct TmaGemm {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_, WM = WM_, WN = WN_;
   static constexpr int S = S_, FB = FB_, RC = RC_, RP = RP_;
   static constexpr int kStreamK = 0;  // data-parallel: one tile per block (TmaStreamK below)
+  static constexpr int kOrder = 0;  // rows of the thread tile outside (TmaColumnsOutside below)
+  static constexpr int kUnroll = BK;  // k steps unrolled in the consumers' loop (TmaUnroll below)
   static constexpr int kConsumers = (BM / TM) * (BN / TN);
   static constexpr int kProducers = 128;  // one warpgroup (setmaxnreg works per warpgroup)
   static constexpr int kThreads = kConsumers + kProducers;
@@ -159,6 +161,21 @@ struct TmaGemm {
                 "setmaxnreg's range: producers give back, consumers take");
   static_assert((kConsumers / 32) * RC + (kProducers / 32) * RP <= (kThreads / 32) * kLaunchRegs,
                 "the consumers take no more than the producers gave back");
+};
+
+// Configuration G with the thread tile's columns as the outer FMA loop.
+template <class G>
+struct TmaColumnsOutside : G {
+  static constexpr int kOrder = 1;
+};
+
+// Configuration G with the consumers' slab loop unrolled U k steps at a time (G: the whole
+// slab): a loop body of U * (TM * TN + TM / 4 + TN / 4) instructions instead of BK times that,
+// which the instruction cache holds (docs/PERFORMANCE.md "tma", wave 20).
+template <class G, int U>
+struct TmaUnroll : G {
+  static_assert(U % 2 == 0 && G::BK % U == 0 && U < G::BK, "whole, even groups of a slab");
+  static constexpr int kUnroll = U;
 };
 
 namespace tma {
@@ -302,13 +319,23 @@ __device__ __forceinline__ void load_fragments(const float* as, const float* bs,
   }
 }
 
+// The same FMAs in either order; nvcc allocates the accumulators differently for each
+// (docs/PERFORMANCE.md "What limits each variant").
 template <class C>
 __device__ __forceinline__ void fma_fragments(const float (&a)[C::TM], const float (&b)[C::TN],
                                               float (&acc)[C::TM][C::TN]) {
+  if constexpr (C::kOrder == 1) {
 #pragma unroll
-  for (int i = 0; i < C::TM; ++i) {
+    for (int j = 0; j < C::TN; ++j) {
 #pragma unroll
-    for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      for (int i = 0; i < C::TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < C::TM; ++i) {
+#pragma unroll
+      for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
   }
 }
 
@@ -334,10 +361,10 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int t0, int t1, int a
     for (int t = t0; t < t1; ++t) {
       const float* as = sm.as(t & 1);
       const float* bs = sm.b(t % C::S);
-#pragma unroll
-      for (int kk = 0; kk < C::BK; ++kk) {
-        const int cur = kk & 1;  // BK is even: every slab starts in buffer 0
-        if (kk + 1 < C::BK) {
+      // Step kk computes with buffer cur and reads the fragments of kk + 1 into the other, or,
+      // at the slab's last step, releases the slab and reads the next one's first fragments.
+      auto step = [&](int kk, int cur, bool last) {
+        if (!last) {
           load_fragments<C>(as, bs, kk + 1, am, bn, fa[cur ^ 1], fb[cur ^ 1]);
         } else {
           mbar_arrive(sm.empty(t % C::S));
@@ -348,6 +375,19 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int t0, int t1, int a
           }
         }
         fma_fragments<C>(fa[cur], fb[cur], acc);
+      };
+      if constexpr (C::kUnroll == C::BK) {
+#pragma unroll
+        for (int kk = 0; kk < C::BK; ++kk) step(kk, kk & 1, kk + 1 == C::BK);
+      } else {
+        // Groups of U steps (U even: every group starts in buffer 0) in a loop, for a loop
+        // body the instruction cache holds; only the last group's last step is the slab's.
+        constexpr int U = C::kUnroll;
+#pragma unroll 1
+        for (int k0 = 0; k0 < C::BK; k0 += U) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) step(k0 + u, u & 1, u + 1 == U && k0 + U == C::BK);
+        }
       }
     }
   } else {
@@ -484,7 +524,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 // pipeline never drains between tiles. A segment that is a whole tile goes to C through
 // store_tile; the raw sums of a part of a split tile go to its workspace slot, which the fix-up
 // kernel adds in block order. SK 1: the data-parallel hybrid (whole waves data-parallel, the
-// last full and the partial one streamed); SK 2: every tile streamed.
+// last full and the partial one streamed); SK 2: every tile streamed (not registered since wave
+// 20: it never beat SK 1, kernels/tma.cu).
 template <class G, int SK>
 struct TmaStreamK : G {
   static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
@@ -526,11 +567,20 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 
   if (warp >= C::kConsumers / 32) {
     tma::regs_dec<C::RP>();
-    // Slab t is the walk's t-th iteration: issue calls where() once per slab, in order.
+    // Slab t is the walk's t-th iteration: issue calls where() once per slab, in order. The
+    // tile's origin (divisions) is worked out only when the walk enters a tile: the issuing
+    // thread's warp also transposes A, and the consumers wait for the slowest producer warp.
     StreamKPlan::Cursor next = plan.first(g, streamed);
+    int tile = -1, tile_m0 = 0, tile_n0 = 0;
     tma::produce<C>(&map_a, &map_b, sm, args.k > 0 ? steps : 0, warp - C::kConsumers / 32, lane,
                     [&](int, int& m, int& n, int& k) {
-                      tma::tile_origin(next.tile, plan.tiles_n, plan.tiles_m, C::BM, C::BN, m, n);
+                      if (next.tile != tile) {
+                        tile = next.tile;
+                        tma::tile_origin(tile, plan.tiles_n, plan.tiles_m, C::BM, C::BN, tile_m0,
+                                         tile_n0);
+                      }
+                      m = tile_m0;
+                      n = tile_n0;
                       k = next.j * C::BK;
                       plan.advance(next, 1, streamed);
                     });

@@ -3,7 +3,7 @@
 // and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; any C; the launch
 // refusing operands the applicability rule rules out (kernels/applicability.hpp); the repacked
 // variants over tma configurations on misaligned shapes. The stream-K
-// configurations (sk 1 and 2, kernels/tma.cuh TmaStreamK) also on the mid-size shapes they are
+// configurations (kernels/tma.cuh TmaStreamK) also on the mid-size shapes they are
 // for, with a NaN-poisoned workspace, K = 0, and a shape where every tile is split. Skips
 // without a GPU or on a device that is not sm_90.
 #include <cublas_v2.h>
@@ -176,7 +176,7 @@ void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
 
 std::vector<const kernels::VariantInfo*> tma_variants() {
   auto out = kernels::all_variants_of("tma");
-  EXPECT_GE(out.size(), 5u);
+  EXPECT_GE(out.size(), 4u);
   return out;
 }
 
@@ -184,7 +184,7 @@ std::vector<const kernels::VariantInfo*> streamk_variants() {
   std::vector<const kernels::VariantInfo*> out;
   for (const kernels::VariantInfo* v : tma_variants())
     if (is_streamk(*v)) out.push_back(v);
-  EXPECT_EQ(out.size(), 2u);  // sk 1 and 2 of the BK 16 tile (kernels/tma.cu)
+  EXPECT_GE(out.size(), 1u);  // the stream-K hybrid (sk 1) of the unrolled tile (kernels/tma.cu)
   return out;
 }
 
