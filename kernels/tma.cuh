@@ -170,10 +170,12 @@ struct TmaColumnsOutside : G {
 };
 
 // Configuration G with the consumers' slab loop unrolled U k steps at a time (G: the whole
-// slab): a loop body of U * (TM * TN + TM / 4 + TN / 4) instructions instead of BK times that,
-// which the instruction cache holds (docs/PERFORMANCE.md "tma", wave 20).
+// slab): a loop body of U steps of TM * TN FFMAs and TM / 4 + TN / 4 shared loads instead of
+// BK, which the instruction cache holds (docs/PERFORMANCE.md "tma", wave 20). Fragments
+// double-buffered (fbuf 2) only: the groups are that loop's.
 template <class G, int U>
 struct TmaUnroll : G {
+  static_assert(G::FB == 2, "the grouped loop is the fbuf-2 loop");
   static_assert(U % 2 == 0 && G::BK % U == 0 && U < G::BK, "whole, even groups of a slab");
   static constexpr int kUnroll = U;
 };
