@@ -65,6 +65,28 @@ __device__ __forceinline__ void store4(float* p, float4 v) {
 #endif
 }
 
+// acc += a b^T: the TM x TN FMAs of one k step, columns (b) as the outer loop for ORDER 1, rows
+// otherwise. The order changes nvcc's register allocation and so the issue rate (measured on
+// the H100, docs/PERFORMANCE.md "What limits each variant"); BlockTile and the tma family
+// (kernels/tma.cuh) take it as a parameter of their space.
+template <int ORDER, int TM, int TN>
+__device__ __forceinline__ void fma_outer(const float (&a)[TM], const float (&b)[TN],
+                                          float (&acc)[TM][TN]) {
+  if constexpr (ORDER == 1) {
+    OCCTUNE_UNROLL
+    for (int j = 0; j < TN; ++j) {
+      OCCTUNE_UNROLL
+      for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  } else {
+    OCCTUNE_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      OCCTUNE_UNROLL
+      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+}
+
 // alpha * v + beta * c for a float4 group, c read only when beta != 0.
 __device__ __forceinline__ float4 scale4(float4 v, const float* c, float alpha, float beta) {
   if (beta == 0.0f) return make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
@@ -250,23 +272,10 @@ struct BlockTile {
       load_fragment<kSubN>(bs + j * kLanesN * kSubN, b + j * kSubN);
   }
 
-  // acc += a b^T. The order of the TM x TN FMAs (ORDER, a parameter of the space) changes
-  // nvcc's register allocation and so the issue rate (measured on the H100, docs/PERFORMANCE.md).
+  // acc += a b^T in the order ORDER (a parameter of the space: fma_outer above).
   __device__ static void fma_fragments(const float (&a)[TM], const float (&b)[TN],
                                        float (&acc)[TM][TN]) {
-    if constexpr (ORDER == 1) {
-      OCCTUNE_UNROLL
-      for (int j = 0; j < TN; ++j) {
-        OCCTUNE_UNROLL
-        for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-      }
-    } else {
-      OCCTUNE_UNROLL
-      for (int i = 0; i < TM; ++i) {
-        OCCTUNE_UNROLL
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-      }
-    }
+    fma_outer<ORDER>(a, b, acc);
   }
 
   // acc += As^T[:, slab] * Bs[slab, :] for this thread's fragments, k in order.

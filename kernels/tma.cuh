@@ -16,6 +16,7 @@
 #include "kernels/gemm_entry.cuh"
 #include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
+#include "kernels/tile_core.cuh"  // tile::fma_outer
 
 // setmaxnreg exists on sm_90a only; kernels/CMakeLists.txt compiles this family for nothing else.
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -321,26 +322,6 @@ __device__ __forceinline__ void load_fragments(const float* as, const float* bs,
   }
 }
 
-// The same FMAs in either order; nvcc allocates the accumulators differently for each
-// (docs/PERFORMANCE.md "What limits each variant").
-template <class C>
-__device__ __forceinline__ void fma_fragments(const float (&a)[C::TM], const float (&b)[C::TN],
-                                              float (&acc)[C::TM][C::TN]) {
-  if constexpr (C::kOrder == 1) {
-#pragma unroll
-    for (int j = 0; j < C::TN; ++j) {
-#pragma unroll
-      for (int i = 0; i < C::TM; ++i) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < C::TM; ++i) {
-#pragma unroll
-      for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
-  }
-}
-
 // Slabs [t0, t1) of the block's sequence. Slab t may be read once full[t % S] (its boxes
 // landed: B is read straight from the stage) and ready[t % 2] (A transposed) have completed
 // their phases for t. Every consumer thread arrives on empty[t % S] right after issuing its last
@@ -376,7 +357,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int t0, int t1, int a
                               fb[cur ^ 1]);
           }
         }
-        fma_fragments<C>(fa[cur], fb[cur], acc);
+        tile::fma_outer<C::kOrder>(fa[cur], fb[cur], acc);
       };
       if constexpr (C::kUnroll == C::BK) {
 #pragma unroll
@@ -402,7 +383,7 @@ __device__ __forceinline__ void consume(const Smem<C>& sm, int t0, int t1, int a
         float a[C::TM], b[C::TN];
         load_fragments<C>(as, bs, kk, am, bn, a, b);
         if (kk + 1 == C::BK) mbar_arrive(sm.empty(t % C::S));
-        fma_fragments<C>(a, b, acc);
+        tile::fma_outer<C::kOrder>(a, b, acc);
       }
     }
   }

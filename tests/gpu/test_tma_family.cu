@@ -184,7 +184,7 @@ std::vector<const kernels::VariantInfo*> streamk_variants() {
   std::vector<const kernels::VariantInfo*> out;
   for (const kernels::VariantInfo* v : tma_variants())
     if (is_streamk(*v)) out.push_back(v);
-  EXPECT_GE(out.size(), 1u);  // the stream-K hybrid (sk 1) of the unrolled tile (kernels/tma.cu)
+  EXPECT_EQ(out.size(), 1u);  // the stream-K hybrid (sk 1) of the grouped tile (kernels/tma.cu)
   return out;
 }
 
