@@ -23,6 +23,9 @@ struct StreamKPlan {
   long long dp_tiles = 0;        // tiles [0, dp_tiles): whole, tile t by block t % blocks
   long long sk_iters = 0;        // iterations of tiles [dp_tiles, tiles), shared out evenly
   long long per = 0, extra = 0;  // block g gets per + (g < extra) stream-K iterations
+  // Tiles [0, dp_tiles) are computed by a data-parallel launch of their own (make_tail): this
+  // plan's blocks walk only their stream-K ranges.
+  bool dp_elsewhere = false;
 
   // hybrid: whole waves of tiles data-parallel except the last full one, which joins the
   // partial wave in the stream-K part (so every block's stream-K share is 1 to 2 tiles: fewer
@@ -39,6 +42,22 @@ struct StreamKPlan {
     const long long waves = p.tiles / p.blocks, rest = p.tiles % p.blocks;
     p.dp_tiles = hybrid && waves >= 1 ? (rest == 0 ? p.tiles : (waves - 1) * p.blocks) : 0;
     p.sk_iters = (p.tiles - p.dp_tiles) * p.iters;
+    p.per = p.sk_iters / p.blocks;
+    p.extra = p.sk_iters % p.blocks;
+    return p;
+  }
+
+  // tail: every whole wave of tiles goes to a data-parallel launch of its own, before this
+  // plan's persistent one (the tma family's sk 3: its data-parallel kernel runs those waves
+  // faster than the persistent kernel would); only the partial wave's tiles are streamed, over
+  // at most as many blocks as they have iterations. No partial wave: nothing is streamed.
+  __host__ __device__ static StreamKPlan make_tail(int m, int n, int k, int bm, int bn, int bk,
+                                                   int blocks) {
+    StreamKPlan p = make(m, n, k, bm, bn, bk, blocks, false);
+    p.dp_tiles = p.tiles / p.blocks * p.blocks;
+    p.dp_elsewhere = true;
+    p.sk_iters = (p.tiles - p.dp_tiles) * p.iters;
+    if (p.sk_iters > 0 && p.sk_iters < p.blocks) p.blocks = int(p.sk_iters);
     p.per = p.sk_iters / p.blocks;
     p.extra = p.sk_iters % p.blocks;
     return p;
@@ -105,9 +124,12 @@ struct StreamKPlan {
   struct Cursor {
     int tile, j;  // iteration j of tile `tile` (over all tiles)
   };
+  // The data-parallel tiles this plan's blocks walk: none when another launch computes them.
+  __host__ __device__ long long walked_dp_tiles() const { return dp_elsewhere ? 0 : dp_tiles; }
   // Iterations in block g's walk.
   __host__ __device__ long long steps(int g) const {
-    const long long dp = g < dp_tiles ? (dp_tiles - g + blocks - 1) / blocks : 0;
+    const long long walked = walked_dp_tiles();
+    const long long dp = g < walked ? (walked - g + blocks - 1) / blocks : 0;
     return dp * iters + begin(g + 1) - begin(g);
   }
   // Where block g's stream-K range starts.
@@ -117,7 +139,7 @@ struct StreamKPlan {
   }
   // The walk's first iteration; `streamed` is streamed(g).
   __host__ __device__ Cursor first(int g, Cursor streamed) const {
-    return g < dp_tiles ? Cursor{g, 0} : streamed;
+    return g < walked_dp_tiles() ? Cursor{g, 0} : streamed;
   }
   // By n iterations, at most to the end of the cursor's tile.
   __host__ __device__ void advance(Cursor& c, int n, Cursor streamed) const {
@@ -126,7 +148,7 @@ struct StreamKPlan {
     if (c.tile >= dp_tiles)
       c = {c.tile + 1, 0};
     else
-      c = c.tile + blocks < dp_tiles ? Cursor{c.tile + blocks, 0} : streamed;
+      c = c.tile + blocks < walked_dp_tiles() ? Cursor{c.tile + blocks, 0} : streamed;
   }
   // The segment that starts at the cursor (a segment's first iteration).
   __host__ __device__ StreamKSegment segment(const Cursor& c, int g) const {

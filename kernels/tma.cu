@@ -140,22 +140,63 @@ std::size_t streamk_workspace(int m, int n, int k) {
   return streamk::workspace_bytes(streamk_plan<C>(m, n, k), C::BM, C::BN);
 }
 
+// Refuses what the plan cannot run (no device answer; a missing or misaligned workspace where
+// some tile is split) and encodes the maps: the launches of every stream-K configuration.
 template <class C>
-cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block, size_t smem,
-                               cudaStream_t stream) {
+cudaError_t prepare_streamk(const GemmArgs& p, StreamKPlan& plan, CUtensorMap& a,
+                            CUtensorMap& b) {
   if (refused(p)) return cudaErrorInvalidValue;
-  const StreamKPlan plan = streamk_plan<C>(p.m, p.n, p.k);
+  plan = streamk_plan<C>(p.m, p.n, p.k);
   if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
   const std::size_t need = streamk::workspace_bytes(plan, C::BM, C::BN);
   // Without its workspace (float4 stores: 16-byte aligned) the variant cannot run.
   if (need > 0 && (!p.workspace || p.workspace_bytes < need ||
                    reinterpret_cast<std::uintptr_t>(p.workspace) % 16 != 0))
     return cudaErrorInvalidValue;
-  CUtensorMap a{}, b{};
   if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
-  tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
-  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess || need == 0) return err;
+  return cudaSuccess;
+}
+
+// The fix-up after the persistent kernel, where some tile is split.
+template <class C>
+cudaError_t finish_streamk(const GemmArgs& p, const StreamKPlan& plan, cudaError_t launched,
+                           cudaStream_t stream) {
+  if (launched != cudaSuccess || streamk::workspace_bytes(plan, C::BM, C::BN) == 0)
+    return launched;
   return streamk::launch_fixup<C>(p, plan, stream);
+}
+
+template <class C>
+cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block, size_t smem,
+                               cudaStream_t stream) {
+  StreamKPlan plan;
+  CUtensorMap a{}, b{};
+  if (const cudaError_t err = prepare_streamk<C>(p, plan, a, b); err != cudaSuccess) return err;
+  tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
+  return finish_streamk<C>(p, plan, cudaGetLastError(), stream);
+}
+
+// sk 3 (TmaWavesThenStreamK): the whole waves data-parallel, then the partial wave streamed as
+// the waves' programmatic dependent (none where the tiles fill whole waves), then the fix-up.
+template <class C>
+cudaError_t launch_tma_waves_then_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block,
+                                          size_t smem, cudaStream_t stream) {
+  StreamKPlan plan;
+  CUtensorMap a{}, b{};
+  if (const cudaError_t err = prepare_streamk<C>(p, plan, a, b); err != cudaSuccess) return err;
+  if (plan.dp_tiles > 0) {
+    tma_waves_entry<typename C::Waves><<<unsigned(plan.dp_tiles), block, smem, stream>>>(
+        a, b, p, plan.tiles_m, plan.tiles_n);
+    if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  }
+  if (plan.sk_tiles() == 0) return cudaSuccess;
+  const cudaError_t launched =
+      plan.dp_tiles > 0
+          ? launch_dependent(tma_streamk_entry<C>, dim3(unsigned(plan.blocks)), block, smem,
+                             stream, a, b, p, plan)
+          : (tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan),
+             cudaGetLastError());
+  return finish_streamk<C>(p, plan, launched, stream);
 }
 
 // The symbol is the trait type as written, spaces dropped: how the manifest names tma_entry<C>
@@ -177,7 +218,18 @@ GemmConfig tma_config(std::string spelled) {
   g.dynamic_smem = C::kSmemBytes;
   if constexpr (C::kOrder != 0) g.config.params.push_back({"order", C::kOrder});
   if constexpr (C::kUnroll != C::BK) g.config.params.push_back({"unroll", C::kUnroll});
-  if constexpr (C::kStreamK != 0) {
+  if constexpr (C::kStreamK == 3) {
+    // The waves' data-parallel kernel: the twin the configuration's shared memory opt-in covers.
+    g.config.params.push_back({"sk", 3});
+    // The waves' kernel, where it differs from the persistent one's loop above.
+    using Waves = typename C::Waves;
+    if constexpr (Waves::kOrder != 0) g.config.params.push_back({"waves_order", Waves::kOrder});
+    if constexpr (Waves::kUnroll != Waves::BK)
+      g.config.params.push_back({"waves_unroll", Waves::kUnroll});
+    g.launch = &launch_tma_waves_then_streamk<C>;
+    g.workspace_bytes = &streamk_workspace<C>;
+    g.twin_function = reinterpret_cast<const void*>(&tma_waves_entry<typename C::Waves>);
+  } else if constexpr (C::kStreamK != 0) {
     g.config.params.push_back({"sk", C::kStreamK});  // 1: data-parallel hybrid, 2: all streamed
     g.launch = &launch_tma_streamk<C>;
     g.workspace_bytes = &streamk_workspace<C>;
@@ -199,12 +251,17 @@ GemmConfig tma_config(std::string spelled) {
 // tile's columns outside (TmaColumnsOutside: 8192^3), and the 8-step tile as the stream-K
 // hybrid (TmaStreamK<tile, 1>: the under-filled mid sizes and 5000^3). The whole-slab tile with
 // rows outside, the 240 / 24 split, the BK 16 six-stage tile and its stream-K variants, 224 / 56
-// and 4-step groups were measured in the same calls and lost on every shape.
-#define OCCTUNE_TMA_VARIANTS(X)                                                      \
-  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)              \
-  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)               \
-  X(TmaColumnsOutside<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>>)          \
-  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>)
+// and 4-step groups were measured in the same calls and lost on every shape. Since wave 21 the
+// 16-step and the columns-outside tiles also run whole waves with the partial wave streamed by
+// the 8-step tile's persistent kernel (TmaWavesThenStreamK, sk 3: 4096^3's last 116 tiles).
+#define OCCTUNE_TMA_VARIANTS(X)                                                                 \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)                         \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)                          \
+  X(TmaColumnsOutside<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>>)                     \
+  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>)           \
+  X(TmaWavesThenStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>, 8>) \
+  X(TmaWavesThenStreamK<TmaColumnsOutside<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>>, \
+                        8>)
 
 BuiltinFamily tma_builtin() {
   std::vector<GemmConfig> configs;
@@ -216,7 +273,7 @@ BuiltinFamily tma_builtin() {
                      "warpgroup that also transposes A, two consumer warpgroups with 16x8 register "
                      "tiles (setmaxnreg); nn with K and N multiples of 4; unroll: k steps per "
                      "loop body; order 1: columns outside; sk 1: stream-K hybrid on a persistent "
-                     "grid",
+                     "grid; sk 3: whole waves data-parallel, then the partial wave stream-K",
                      BlockRule::kFixed, std::move(configs));
 }
 

@@ -128,6 +128,7 @@ struct TmaGemm {
   static constexpr int kStreamK = 0;  // data-parallel: one tile per block (TmaStreamK below)
   static constexpr int kOrder = 0;  // rows of the thread tile outside (TmaColumnsOutside below)
   static constexpr int kUnroll = BK;  // k steps unrolled in the consumers' loop (TmaUnroll below)
+  using Base = TmaGemm;  // the tile without the wrappers below
   static constexpr int kConsumers = (BM / TM) * (BN / TN);
   static constexpr int kProducers = 128;  // one warpgroup (setmaxnreg works per warpgroup)
   static constexpr int kThreads = kConsumers + kProducers;
@@ -145,7 +146,8 @@ struct TmaGemm {
   // + 1024: the start is rounded up to the swizzle pattern's period.
   static constexpr std::size_t kSmemBytes = std::size_t(kOffBar) + 8 * kBars + 1024;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are float4 sub-tiles");
-  static_assert(kLanesM * kLanesN == 32 && WM % TM == 0 && WN % TN == 0, "32 thread tiles per warp");
+  static_assert(kLanesM * kLanesN == 32 && WM % TM == 0 && WN % TN == 0,
+                "32 thread tiles per warp");
   static_assert(BM % WM == 0 && BN % WN == 0 && kConsumers % 128 == 0, "whole warpgroups");
   static_assert(BK == 8 || BK == 16 || BK == 32, "A rows of 32, 64 or 128 bytes (swizzle span)");
   static_assert(BM % 32 == 0 && BM <= 256 && BN <= 256, "TMA boxes are at most 256 per dimension");
@@ -462,6 +464,37 @@ __device__ __forceinline__ void consumer_coords(int warp, int lane, int& am, int
   am = wm + lm * 4;  // sub-tiles of 4 rows, kLanesM * 4 apart
 }
 
+// The block's tile of C, whole K, at the origin origin(m0, n0) gives: the producer warpgroup
+// feeds the stages, the consumers accumulate and store (the data-parallel kernels below).
+template <class C, class Origin>
+__device__ __forceinline__ void run_tile(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                         const GemmArgs& args, Origin&& origin) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const Smem<C> sm = setup_smem<C>(smem_raw);
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  int m0, n0;
+  origin(m0, n0);
+  const int slabs = (args.k + C::BK - 1) / C::BK;
+  if (warp >= C::kConsumers / 32) {
+    regs_dec<C::RP>();
+    produce<C>(&map_a, &map_b, sm, slabs, warp - C::kConsumers / 32, lane,
+               [&](int t, int& m, int& n, int& k) {
+                 m = m0;
+                 n = n0;
+                 k = t * C::BK;
+               });
+    return;
+  }
+  regs_inc<C::RC>();
+
+  int am, bn;
+  consumer_coords<C>(warp, lane, am, bn);
+  float acc[C::TM][C::TN];
+  zero<C>(acc);
+  consume<C>(sm, 0, slabs, am, bn, acc);
+  store_tile<C>(acc, args, m0, n0, am, bn);
+}
+
 }  // namespace tma
 
 // C (M x N, ldc) = alpha * A (M x K, map_a) * B (K x N, map_b) + beta * C. Edges in M, N and K
@@ -472,31 +505,22 @@ template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     tma_entry(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               GemmArgs args) {
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const tma::Smem<C> sm = tma::setup_smem<C>(smem_raw);
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  tma::run_tile<C>(map_a, map_b, args,
+                   [](int& m0, int& n0) { tma::block_origin(C::BM, C::BN, m0, n0); });
+}
 
-  int m0, n0;
-  tma::block_origin(C::BM, C::BN, m0, n0);
-  const int slabs = (args.k + C::BK - 1) / C::BK;
-  if (warp >= C::kConsumers / 32) {
-    tma::regs_dec<C::RP>();
-    tma::produce<C>(&map_a, &map_b, sm, slabs, warp - C::kConsumers / 32, lane,
-                    [&](int t, int& m, int& n, int& k) {
-                      m = m0;
-                      n = n0;
-                      k = t * C::BK;
-                    });
-    return;
-  }
-  tma::regs_inc<C::RC>();
-
-  int am, bn;
-  tma::consumer_coords<C>(warp, lane, am, bn);
-  float acc[C::TM][C::TN];
-  tma::zero<C>(acc);
-  tma::consume<C>(sm, 0, slabs, am, bn, acc);
-  tma::store_tile<C>(acc, args, m0, n0, am, bn);
+// Tiles [0, gridDim.x) of the tile order over a tiles_m x tiles_n grid, one a block: the whole
+// waves of a TmaWavesThenStreamK launch (below), whose stream-K kernel, launched after it as a
+// programmatic dependent, may be scheduled as soon as every block of this one has started.
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1)
+    tma_waves_entry(const __grid_constant__ CUtensorMap map_a,
+                    const __grid_constant__ CUtensorMap map_b, GemmArgs args, int tiles_m,
+                    int tiles_n) {
+  allow_dependents();
+  tma::run_tile<C>(map_a, map_b, args, [&](int& m0, int& n0) {
+    tma::tile_origin(int(blockIdx.x), tiles_n, tiles_m, C::BM, C::BN, m0, n0);
+  });
 }
 
 // Stream-K over configuration G (issue #18): a persistent grid of plan.blocks blocks, block g
@@ -508,14 +532,17 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 // store_tile; the raw sums of a part of a split tile go to its workspace slot, which the fix-up
 // kernel adds in block order. SK 1: the data-parallel hybrid (whole waves data-parallel, the
 // last full and the partial one streamed); SK 2: every tile streamed (not registered since wave
-// 20: it never beat SK 1, kernels/tma.cu).
+// 20: it never beat SK 1, kernels/tma.cu); SK 3: only the partial wave streamed, after a
+// data-parallel launch of the whole waves (TmaWavesThenStreamK below).
 template <class G, int SK>
 struct TmaStreamK : G {
-  static_assert(SK == 1 || SK == 2, "sk 1: data-parallel hybrid, 2: every tile streamed");
+  static_assert(SK >= 1 && SK <= 3,
+                "sk 1: data-parallel hybrid, 2: every tile streamed, 3: TmaWavesThenStreamK");
   static constexpr int kStreamK = SK;
   static constexpr int kTileM = G::BM, kTileN = G::BN;  // the tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
+    if (SK == 3) return StreamKPlan::make_tail(m, n, k, G::BM, G::BN, G::BK, blocks);
     return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
   }
 
@@ -528,6 +555,20 @@ struct TmaStreamK : G {
                        t.n0);
     return t;
   }
+};
+
+// sk 3: the whole waves of tiles as a data-parallel launch of configuration DP
+// (tma_waves_entry), then the partial wave's tiles streamed over every SM by the persistent
+// kernel of DP's tile in U-step groups (tma_streamk_entry, StreamKPlan::make_tail) and the
+// fix-up, each launch a programmatic dependent of the one before. The hybrid (sk 1) runs its
+// data-parallel tiles in the persistent kernel, whose loop is slower per iteration than the
+// data-parallel kernel's (docs/PERFORMANCE.md "tma", wave 21); here only the partial wave is.
+// Both kernels have the tile, its order and the block's resources (the configuration's
+// occupancy and shared memory opt-in: tma_waves_entry<DP> is its twin kernel, kernels/tma.cu).
+template <class DP, int U>
+struct TmaWavesThenStreamK : TmaStreamK<TmaUnroll<typename DP::Base, U>, 3> {
+  using Waves = DP;
+  static_assert(DP::kStreamK == 0, "the waves' kernel is data-parallel");
 };
 
 // The persistent kernel of C = TmaStreamK<...>: the plan comes from the launch (kernels/tma.cu),
@@ -594,6 +635,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     tma::zero<C>(acc);
     plan.advance(at, length, streamed);
   }
+  // A tail after its waves' launch (sk 3) is that launch's programmatic dependent: the block
+  // waits for it to complete before exiting, so this kernel's completion implies it
+  // (kernels/grid_dependency.cuh). The tail reads nothing the waves write.
+  if constexpr (C::kStreamK == 3) wait_for_primary();
 }
 
 }  // namespace occtune::kernels

@@ -3,8 +3,9 @@
 // and the element-wise bound (autotuner/core/element_bound.hpp); alpha and beta; any C; the launch
 // refusing operands the applicability rule rules out (kernels/applicability.hpp); the repacked
 // variants over tma configurations on misaligned shapes. The stream-K
-// configurations (kernels/tma.cuh TmaStreamK) also on the mid-size shapes they are
-// for, with a NaN-poisoned workspace, K = 0, and a shape where every tile is split. Skips
+// configurations (kernels/tma.cuh TmaStreamK, TmaWavesThenStreamK) also on the mid-size shapes
+// they are for, with a NaN-poisoned workspace, K = 0, and a shape where every tile is split;
+// the waves-then-stream-K ones on whole waves with and without a tail, and from a CUDA graph. Skips
 // without a GPU or on a device that is not sm_90.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
@@ -155,9 +156,8 @@ struct Workspace {
   }
 };
 
-bool is_streamk(const kernels::VariantInfo& v) {
-  return v.symbol.rfind("TmaStreamK<", 0) == 0;
-}
+// sk 1: the hybrid; sk 3: whole waves data-parallel, then the partial wave streamed.
+bool is_streamk(const kernels::VariantInfo& v) { return v.param("sk") > 0; }
 
 void expect_matches(const kernels::VariantInfo& v, TmaProblem& p) {
   const std::string what = v.symbol + " at " + p.name() + " alpha " + std::to_string(p.alpha) +
@@ -184,8 +184,16 @@ std::vector<const kernels::VariantInfo*> streamk_variants() {
   std::vector<const kernels::VariantInfo*> out;
   for (const kernels::VariantInfo* v : tma_variants())
     if (is_streamk(*v)) out.push_back(v);
-  EXPECT_EQ(out.size(), 1u);  // the stream-K hybrid (sk 1) of the grouped tile (kernels/tma.cu)
+  // The stream-K hybrid (sk 1) of the grouped tile and two tiles' waves then stream-K (sk 3).
+  EXPECT_EQ(out.size(), 3u);
   return out;
+}
+
+// The plan a stream-K configuration launches on `blocks` persistent blocks (kernels/tma.cuh).
+kernels::StreamKPlan plan_of(const kernels::VariantInfo& v, int m, int n, int k, int blocks) {
+  const int bk = int(v.param("bk")), sk = int(v.param("sk"));
+  if (sk == 3) return kernels::StreamKPlan::make_tail(m, n, k, 128, 256, bk, blocks);
+  return kernels::StreamKPlan::make(m, n, k, 128, 256, bk, blocks, sk == 1);
 }
 
 int sm_count() {
@@ -347,8 +355,7 @@ TEST(TmaFamily, StreamKWithEveryTileSplitMatchesCublasAndRepeatsBitForBit) {
     for (const kernels::VariantInfo* v : streamk_variants()) {
       const int bk = param(*v, "bk");
       const int blocks = kernels::StreamKPlan::grid(m, n, k, 128, 256, bk, sm_count());
-      const kernels::StreamKPlan plan =
-          kernels::StreamKPlan::make(m, n, k, 128, 256, bk, blocks, param(*v, "sk") == 1);
+      const kernels::StreamKPlan plan = plan_of(*v, m, n, k, blocks);
       ASSERT_EQ(plan.sk_tiles(), plan.tiles) << v->symbol << ": some tile is data-parallel";
       for (long long t = 0; t < plan.sk_tiles(); ++t)
         ASSERT_TRUE(plan.split(t)) << v->symbol << ": tile " << t << " is not split";
@@ -363,6 +370,73 @@ TEST(TmaFamily, StreamKWithEveryTileSplitMatchesCublasAndRepeatsBitForBit) {
           << v->symbol << ": two runs differ";
     }
   }
+}
+
+// sk 3 (kernels/tma.cuh TmaWavesThenStreamK): the whole waves in a data-parallel launch, the
+// partial wave streamed after it as its programmatic dependent, then the fix-up. On shapes cut
+// from this device's SM count (one block per SM): exactly one whole wave (nothing streamed, no
+// workspace), two waves and a tail of one slab a tile (5 blocks, no tile split), one wave and a
+// tail of 7 tiles split over every SM. NaN C and workspace, alpha and beta, two runs bit for bit
+// the same, and the launches captured into a CUDA graph replay bit for bit.
+TEST(TmaFamily, WavesThenStreamKCoversTheWholeWavesAndTheTail) {
+  OCCTUNE_REQUIRE_SM90();
+  const int sms = sm_count();
+  struct Case {
+    int m, n, k;
+    long long streamed;  // tiles of the partial wave
+    bool split;          // whether some tile is split (a workspace and a fix-up)
+  };
+  const Case cases[] = {{128 * sms - 3, 252, 300, 0, false},
+                        {128 * (2 * sms + 5) - 1, 256, 32, 5, false},
+                        {128 * (sms + 7) - 3, 252, 1000, 7, true}};
+  cudaStream_t stream;
+  OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  int tested = 0;
+  for (const kernels::VariantInfo* v : streamk_variants()) {
+    if (v->param("sk") != 3) continue;
+    ++tested;
+    for (const Case& c : cases) {
+      TmaProblem p(c.m, c.n, c.k, 0.75f, -1.5f);
+      const std::string what = v->symbol + " at " + p.name();
+      const int blocks = kernels::StreamKPlan::grid(c.m, c.n, c.k, 128, 256, 32, sms);
+      const kernels::StreamKPlan plan = plan_of(*v, c.m, c.n, c.k, blocks);
+      ASSERT_EQ(plan.sk_tiles(), c.streamed) << what;
+      ASSERT_EQ(plan.dp_tiles % sms, 0) << what;
+      ASSERT_EQ(plan.workspace_floats(128, 256) > 0, c.split) << what;
+      ASSERT_EQ(v->workspace(c.m, c.n, c.k),
+                std::size_t(plan.workspace_floats(128, 256)) * sizeof(float))
+          << what << ": the registry's workspace is not the plan's on this device";
+      expect_matches(*v, p);
+      const auto direct = p.c.download();
+      expect_matches(*v, p);
+      const auto again = p.c.download();
+      EXPECT_EQ(0, std::memcmp(direct.data(), again.data(), direct.size() * sizeof(float)))
+          << what << ": two runs differ";
+
+      const Workspace w(*v, c.m, c.n, c.k);
+      const kernels::GemmArgs g = w.with(p.args(p.c.p));
+      cudaGraph_t graph;
+      ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+      const cudaError_t launched = kernels::launch_variant(*v, g, stream);
+      ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << what;
+      ASSERT_EQ(launched, cudaSuccess) << what;
+      cudaGraphExec_t exec;
+      ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << what;
+      for (int replay = 0; replay < 2; ++replay) {
+        p.reset_c();  // beta != 0: C0 again
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess) << what;
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << what;
+        const auto replayed = p.c.download();
+        EXPECT_EQ(0, std::memcmp(direct.data(), replayed.data(), direct.size() * sizeof(float)))
+            << what << ": replay " << replay;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+    }
+  }
+  EXPECT_EQ(tested, 2);
+  cudaStreamDestroy(stream);
 }
 
 // K = 0: C = beta * C (C never read with beta 0, so a NaN C must come out 0), for every

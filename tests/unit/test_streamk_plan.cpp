@@ -4,7 +4,9 @@
 // the hybrid); a tile computed by one block is never given a slot; the partials of a split tile
 // have distinct slots inside the workspace and are what the fix-up adds, in iteration order.
 // The cursor of the tma family's stream-K kernel (StreamKPlan::Cursor), walked per segment as
-// its consumers walk it and per iteration as its producer does, gives the same walk.
+// its consumers walk it and per iteration as its producer does, gives the same walk. The tail
+// plan (StreamKPlan::make_tail: the whole waves in a data-parallel launch of their own, the
+// partial wave streamed) covers every iteration together with that launch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,12 +29,23 @@ struct Segment {
   int slot;          // -1: written to C whole
 };
 
+// How the tiles are shared: all streamed, the hybrid (whole waves but the last data-parallel in
+// the persistent kernel), or the tail (whole waves in a data-parallel launch of their own).
+enum class Mode { kStreamed, kHybrid, kTail };
+
+StreamKPlan make_plan(int m, int n, int k, int bm, int bn, int bk, int blocks, Mode mode) {
+  if (mode == Mode::kTail) return StreamKPlan::make_tail(m, n, k, bm, bn, bk, blocks);
+  return StreamKPlan::make(m, n, k, bm, bn, bk, blocks, mode == Mode::kHybrid);
+}
+
 // The kernel's walk (StreamKIn::run): data-parallel tiles g, g + blocks, ..., then the range
-// [begin(g), begin(g + 1)) in the segments StreamKPlan::next cuts it into.
+// [begin(g), begin(g + 1)) in the segments StreamKPlan::next cuts it into. A tail plan's blocks
+// walk no data-parallel tile (another launch computes them).
 std::vector<Segment> walk(const StreamKPlan& p) {
   std::vector<Segment> out;
   for (int g = 0; g < p.blocks; ++g) {
-    for (long long t = g; t < p.dp_tiles; t += p.blocks) out.push_back({g, t, 0, p.iters, -1});
+    for (long long t = g; t < p.walked_dp_tiles(); t += p.blocks)
+      out.push_back({g, t, 0, p.iters, -1});
     const long long end = p.begin(g + 1);
     for (long long it = p.begin(g); it < end;) {
       const auto s = StreamKPlan::next(p.iters, p.dp_tiles, g, it, end);
@@ -82,23 +95,31 @@ void check_cursor(const StreamKPlan& p, const std::string& what) {
   EXPECT_EQ(next, segments.size()) << what << ": segments no cursor walks";
 }
 
-std::string describe(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
-  return std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + " tiles, K " +
-         std::to_string(k) + ", " + std::to_string(blocks) + " blocks" +
-         (hybrid ? ", hybrid" : "");
+const char* name(Mode mode) {
+  return mode == Mode::kTail ? ", tail" : mode == Mode::kHybrid ? ", hybrid" : "";
 }
 
-void check(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
+std::string describe(int tiles_m, int tiles_n, int k, int blocks, Mode mode) {
+  return std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + " tiles, K " +
+         std::to_string(k) + ", " + std::to_string(blocks) + " blocks" + name(mode);
+}
+
+void check(int tiles_m, int tiles_n, int k, int blocks, Mode mode) {
   constexpr int kBm = 64, kBn = 32, kBk = 8;
-  const std::string what = describe(tiles_m, tiles_n, k, blocks, hybrid);
+  const std::string what = describe(tiles_m, tiles_n, k, blocks, mode);
+  const bool hybrid = mode == Mode::kHybrid;
   // Ragged edges: the last tile row and column are partial.
   const int m = tiles_m * kBm - 3, n = tiles_n * kBn - 1;
-  const StreamKPlan p = StreamKPlan::make(m, n, k, kBm, kBn, kBk, blocks, hybrid);
+  const StreamKPlan p = make_plan(m, n, k, kBm, kBn, kBk, blocks, mode);
   ASSERT_EQ(p.tiles, (long long)tiles_m * tiles_n) << what;
   ASSERT_EQ(p.iters, k > 0 ? (k + kBk - 1) / kBk : 1) << what;
   ASSERT_EQ(p.dp_tiles % blocks, 0) << what;
+  ASSERT_EQ(p.dp_elsewhere, mode == Mode::kTail) << what;
 
-  const auto segments = walk(p);
+  auto segments = walk(p);
+  // The tail's whole waves: the data-parallel launch's blocks (-1 here), a tile each, whole.
+  if (mode == Mode::kTail)
+    for (long long t = 0; t < p.dp_tiles; ++t) segments.push_back({-1, t, 0, p.iters, -1});
   // Every iteration of every tile exactly once.
   std::map<long long, std::vector<Segment>> by_tile;
   for (auto& s : segments) by_tile[s.tile].push_back(s);
@@ -147,7 +168,7 @@ void check(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
   }
 
   // Balance: stream-K shares differ by at most one iteration, data-parallel tiles are equal.
-  std::vector<long long> load(std::size_t(blocks), 0);
+  std::vector<long long> load(std::size_t(p.blocks), 0);
   for (auto& s : segments)
     if (s.tile >= p.dp_tiles) load[std::size_t(s.block)] += s.j1 - s.j0;
   const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
@@ -160,18 +181,27 @@ void check(int tiles_m, int tiles_n, int k, int blocks, bool hybrid) {
   if (hybrid && p.tiles % blocks == 0) {
     EXPECT_EQ(p.sk_tiles(), 0) << what;
   }
-  if (!hybrid) {
+  if (mode == Mode::kStreamed) {
     EXPECT_EQ(p.dp_tiles, 0) << what;
+  }
+  // The tail streams only the partial wave, every one of its blocks with work.
+  if (mode == Mode::kTail) {
+    EXPECT_EQ(p.dp_tiles, p.tiles / blocks * blocks) << what;
+    EXPECT_LT(p.sk_tiles(), blocks) << what;
+    EXPECT_LE(p.blocks, blocks) << what;
+    for (int g = 0; g < p.blocks && p.sk_tiles() > 0; ++g) {
+      EXPECT_GT(p.steps(g), 0) << what << ": block " << g << " idles";
+    }
   }
   check_cursor(p, what);
 }
 
 TEST(StreamKPlan, EveryIterationOnceSlotsDistinctFixupInOrder) {
-  for (bool hybrid : {false, true})
+  for (Mode mode : {Mode::kStreamed, Mode::kHybrid, Mode::kTail})
     for (int tm : {1, 2, 3, 7, 12})
       for (int tn : {1, 2, 5, 11})
         for (int k : {0, 1, 8, 9, 64, 100, 1000})
-          for (int blocks : {1, 2, 3, 4, 7, 13, 132, 264}) check(tm, tn, k, blocks, hybrid);
+          for (int blocks : {1, 2, 3, 4, 7, 13, 132, 264}) check(tm, tn, k, blocks, mode);
 }
 
 // The wave-quantisation case the family is for: 144 tiles of 128 x 128 on 132 SMs (1536^2),
@@ -202,21 +232,22 @@ TEST(StreamKPlan, TmaShapesFillAnH100) {
                            {1, 4, 4},          {17, 20, 36},       {4100, 4100, 0}};
   for (const auto& s : shapes)
     for (int bk : {32, 16})
-      for (bool hybrid : {true, false}) {
+      for (Mode mode : {Mode::kStreamed, Mode::kHybrid, Mode::kTail}) {
         const std::string what = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
-                                 std::to_string(s[2]) + " bk " + std::to_string(bk) +
-                                 (hybrid ? " hybrid" : " streamed");
+                                 std::to_string(s[2]) + " bk " + std::to_string(bk) + name(mode);
         const int blocks = StreamKPlan::grid(s[0], s[1], s[2], 128, 256, bk, 132);
-        const StreamKPlan p = StreamKPlan::make(s[0], s[1], s[2], 128, 256, bk, blocks, hybrid);
+        const StreamKPlan p = make_plan(s[0], s[1], s[2], 128, 256, bk, blocks, mode);
         EXPECT_EQ(blocks, std::min<long long>(132, p.tiles * p.iters)) << what;
         long long lo = p.steps(0), hi = lo, all = 0;
-        for (int g = 0; g < p.blocks; ++g) {
+        for (int g = 0; g < p.blocks && (mode != Mode::kTail || p.sk_tiles() > 0); ++g) {
           EXPECT_GT(p.steps(g), 0) << what << ": block " << g << " idles";
           lo = std::min(lo, p.steps(g));
           hi = std::max(hi, p.steps(g));
           all += p.steps(g);
         }
-        EXPECT_EQ(all, p.tiles * p.iters) << what;
+        // The tail's blocks walk what the waves' launch (dp_tiles whole tiles) leaves.
+        const long long waves = mode == Mode::kTail ? p.dp_tiles * p.iters : 0;
+        EXPECT_EQ(all + waves, p.tiles * p.iters) << what;
         EXPECT_LE(hi - lo, 1) << what;  // the hybrid's whole waves are the same for all
         check_cursor(p, what);
       }
@@ -227,10 +258,26 @@ TEST(StreamKPlan, TmaShapesFillAnH100) {
   EXPECT_EQ(p.dp_tiles, 0);
   EXPECT_EQ(p.per, 72 * 128 / 132);
   EXPECT_EQ(p.workspace_floats(128, 256), (2 * 132 - 2) * 128 * 256);
-  // 4096^3: 512 tiles, 3 full waves and 116: two waves data-parallel, 248 tiles streamed.
+  // 4096^3: 512 tiles, 3 full waves and 116: two waves data-parallel, 248 tiles streamed;
+  // the tail streams the 116 only, 112 or 113 slabs a block, after three waves of their own.
   const StreamKPlan big = StreamKPlan::make(4096, 4096, 4096, 128, 256, 32, 132, true);
   EXPECT_EQ(big.dp_tiles, 2 * 132);
   EXPECT_EQ(big.sk_tiles(), 248);
+  const StreamKPlan tail = StreamKPlan::make_tail(4096, 4096, 4096, 128, 256, 32, 132);
+  EXPECT_EQ(tail.dp_tiles, 3 * 132);
+  EXPECT_EQ(tail.sk_tiles(), 116);
+  EXPECT_EQ(tail.blocks, 132);
+  EXPECT_EQ(tail.per, 116 * 128 / 132);
+  EXPECT_EQ(tail.steps(0), 113);
+  // Whole waves only (132 tiles of 1536 x 2816): nothing is streamed, no workspace; a tail of
+  // fewer iterations than SMs (K = 32: 116 iterations) runs on as many blocks.
+  const StreamKPlan whole = StreamKPlan::make_tail(1536, 2816, 4096, 128, 256, 32, 132);
+  EXPECT_EQ(whole.dp_tiles, 132);
+  EXPECT_EQ(whole.sk_tiles(), 0);
+  EXPECT_EQ(whole.workspace_floats(128, 256), 0);
+  const StreamKPlan shallow = StreamKPlan::make_tail(4096, 4096, 32, 128, 256, 32, 132);
+  EXPECT_EQ(shallow.blocks, 116);
+  EXPECT_EQ(shallow.workspace_floats(128, 256), 0);  // one iteration a block: no tile split
 }
 
 }  // namespace
