@@ -201,13 +201,15 @@ namespace occtune::kernels {
   X(TN<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)      \
   X(TT<RegBlocked<64, 128, 8, 8, 8, 32, 64, 0, 2, 2>>)
 
-// sm_90 only (kernels/tma.cuh): the two unrolled data-parallel tiles and the stream-K hybrid
-// that wins the under-filled mid-size shapes (docs/PERFORMANCE.md "tma"); their GPU test:
-// tests/gpu/test_tma_family.cu.
-#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                                             \
-  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)              \
-  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)               \
-  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>)
+// sm_90 only (kernels/tma.cuh): the two unrolled data-parallel tiles, the stream-K hybrid that
+// wins the under-filled mid-size shapes and the whole waves with the partial one streamed
+// (squares just past a multiple of the waves, 4097^3; docs/PERFORMANCE.md "tma"); their GPU
+// test: tests/gpu/test_tma_family.cu.
+#define OCCTUNE_REPACKED_TMA_VARIANTS(X)                                              \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>)               \
+  X(TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>)                \
+  X(TmaStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 8>, 1>) \
+  X(TmaWavesThenStreamK<TmaUnroll<TmaGemm<128, 256, 32, 16, 8, 64, 64, 4, 2, 232, 40>, 16>, 8>)
 
 // The symbol of the repacked variant of `inner` (inner's symbol, as registered).
 inline std::string repacked_symbol(const std::string& inner) { return "Repacked<" + inner + ">"; }

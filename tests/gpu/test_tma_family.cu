@@ -184,8 +184,8 @@ std::vector<const kernels::VariantInfo*> streamk_variants() {
   std::vector<const kernels::VariantInfo*> out;
   for (const kernels::VariantInfo* v : tma_variants())
     if (is_streamk(*v)) out.push_back(v);
-  // The stream-K hybrid (sk 1) of the grouped tile and two tiles' waves then stream-K (sk 3).
-  EXPECT_EQ(out.size(), 3u);
+  // The stream-K hybrid (sk 1) of the grouped tile and the waves then stream-K (sk 3).
+  EXPECT_EQ(out.size(), 2u);
   return out;
 }
 
@@ -435,7 +435,7 @@ TEST(TmaFamily, WavesThenStreamKCoversTheWholeWavesAndTheTail) {
       cudaGraphDestroy(graph);
     }
   }
-  EXPECT_EQ(tested, 2);
+  EXPECT_EQ(tested, 1);
   cudaStreamDestroy(stream);
 }
 
@@ -476,8 +476,10 @@ TEST(TmaFamily, RepackedTmaMatchesCublasOnMisalignedShapes) {
   for (const kernels::VariantInfo* v : kernels::all_variants_of("repacked"))
     if (v->symbol.find("TmaGemm<") != std::string::npos) repacked.push_back(v);
   ASSERT_GE(repacked.size(), 1u);
-  const int shapes[][3] = {{1, 1, 1}, {17, 33, 65}, {1025, 1025, 1025}, {698, 2077, 461},
-                           {130, 1000, 4097}};
+  // 2049 x 4097 x 257: 289 tiles, two whole waves and a partial one on 132 SMs (sk 3's waves
+  // launch, its tail and the fix-up).
+  const int shapes[][3] = {{1, 1, 1},       {17, 33, 65},       {1025, 1025, 1025},
+                           {698, 2077, 461}, {130, 1000, 4097}, {2049, 4097, 257}};
   for (const auto& s : shapes)
     for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{0.75f, -1.5f}}) {
       TmaProblem p(s[0], s[1], s[2], alpha, beta);

@@ -187,8 +187,8 @@ Plan plan_tma(const std::string& profile, Shape shape) {
 
 TEST(CandidateGeneration, TmaIsRejectedOffSm90WithoutAskingTheOccupancyApi) {
   const Plan plan = plan_tma("a100", Shape{4096, 4096, 4096});
-  // 3 data-parallel, 1 stream-K hybrid, 2 waves then stream-K (kernels/tma.cu)
-  ASSERT_EQ(plan.candidates.size(), 6u);
+  // 3 data-parallel, 1 stream-K hybrid, 1 waves then stream-K (kernels/tma.cu)
+  ASSERT_EQ(plan.candidates.size(), 5u);
   for (const Candidate& c : plan.candidates) {
     EXPECT_EQ(c.rejection, "needs sm_90 (TMA); the device is sm_80") << c.variant->symbol;
     EXPECT_EQ(c.active_blocks_per_sm, 0);
@@ -201,7 +201,7 @@ TEST(CandidateGeneration, TmaIsRejectedOffSm90WithoutAskingTheOccupancyApi) {
 
 TEST(CandidateGeneration, TmaPlansOnH100WithTheManifestsRegisters) {
   const Plan plan = plan_tma("h100", Shape{4096, 4096, 4096});
-  ASSERT_EQ(plan.candidates.size(), 6u);  // as in TmaIsRejectedOffSm90...
+  ASSERT_EQ(plan.candidates.size(), 5u);  // as in TmaIsRejectedOffSm90...
   for (const Candidate& c : plan.candidates) {
     EXPECT_EQ(c.rejection, "") << c.variant->symbol;
     EXPECT_EQ(c.registers, 168) << c.variant->symbol;  // the count at entry (setmaxnreg later)
@@ -222,7 +222,7 @@ TEST(CandidateGeneration, TmaIsRejectedWhereTheDenseOperandsAreMisaligned) {
   };
   for (const auto& t : cases) {
     const Plan plan = plan_tma("h100", t.shape);
-    ASSERT_EQ(plan.candidates.size(), 6u);  // as in TmaIsRejectedOffSm90...
+    ASSERT_EQ(plan.candidates.size(), 5u);  // as in TmaIsRejectedOffSm90...
     for (const Candidate& c : plan.candidates) EXPECT_EQ(c.rejection, t.rejection) << t.shape.str();
   }
   // M needs nothing: TMA clips rows.
@@ -266,8 +266,8 @@ TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
       EXPECT_EQ(kernels::operand_violation(v, {1001, 3, 7, 1, 2, 3}), "") << v.symbol;
     }
   }
-  EXPECT_EQ(tma, 6);
-  EXPECT_EQ(repacked_tma, 3);
+  EXPECT_EQ(tma, 5);
+  EXPECT_EQ(repacked_tma, 4);
   EXPECT_EQ(cluster, 19);
 }
 
