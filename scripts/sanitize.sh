@@ -77,9 +77,13 @@ for tool in $tools; do
   # (32 or 64 rows of C a block) over whole and partial slabs and a partial row block;
   # 40x16x136 (racecheck): their groups' sums meeting in shared memory. 90x7x1030: the rings
   # for N <= 16 with K split over a cluster on misaligned rows of A and B (element copies).
+  # 2180x2080x132: 162 tiles of 128x256, more than an H100's or H200's 132 SMs, so tma's sk 3
+  # runs its whole-wave launch, then its streamed tail as that launch's programmatic
+  # dependent, then the fix-up of the tail's split tiles (racecheck: the tail alone, at the
+  # small shapes).
   shapes=(1x1x1 17x17x17 33x65x17 257x129x515 64x64x64 132x260x72 1x257x515 12x260x516
           260x12x516 260x6x1540 257x4x2052 129x1x2052 65x3x2052 100x16x1028 70x8x520
-          90x7x1030)
+          90x7x1030 2180x2080x132)
   [ "$tool" = racecheck ] &&
     shapes=(1x1x1 17x17x17 33x65x17 64x64x64 68x36x40 1x133x70 12x68x72 36x4x264 40x16x136)
   shape_args=()
