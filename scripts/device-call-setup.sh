@@ -18,7 +18,9 @@ R=${OUT:?device-call-setup.sh: OUT is not set (the device tool sets it)}
 W=/tmp/$name
 T=$R/results.txt
 O=$PWD/build-h100/autotuner/occtune
-mkdir -p "$W"
+# A machine may be lent again with an earlier call's /tmp (wave 21 call D found one from the day
+# before in its suite folder): the scratch starts empty.
+rm -rf "$W" && mkdir -p "$W"
 step() { echo "$1 rc=$2 in $3 s" >> "$T"; }
 rm -rf build-h100 /tmp/pack && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pack build-h100
 { date -u; echo "build: $(cat carry/commit)"; nvidia-smi -L
