@@ -219,7 +219,6 @@ GemmConfig tma_config(std::string spelled) {
   if constexpr (C::kOrder != 0) g.config.params.push_back({"order", C::kOrder});
   if constexpr (C::kUnroll != C::BK) g.config.params.push_back({"unroll", C::kUnroll});
   if constexpr (C::kStreamK == 3) {
-    // The waves' data-parallel kernel: the twin the configuration's shared memory opt-in covers.
     g.config.params.push_back({"sk", 3});
     // The waves' kernel, where it differs from the persistent one's loop above.
     using Waves = typename C::Waves;
@@ -228,6 +227,7 @@ GemmConfig tma_config(std::string spelled) {
       g.config.params.push_back({"waves_unroll", Waves::kUnroll});
     g.launch = &launch_tma_waves_then_streamk<C>;
     g.workspace_bytes = &streamk_workspace<C>;
+    // The waves' data-parallel kernel: the twin the configuration's shared memory opt-in covers.
     g.twin_function = reinterpret_cast<const void*>(&tma_waves_entry<typename C::Waves>);
   } else if constexpr (C::kStreamK != 0) {
     g.config.params.push_back({"sk", C::kStreamK});  // 1: data-parallel hybrid, 2: all streamed

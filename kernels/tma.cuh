@@ -542,8 +542,10 @@ struct TmaStreamK : G {
   static constexpr int kTileM = G::BM, kTileN = G::BN;  // the tile (the fix-up's grid)
 
   __host__ __device__ static StreamKPlan make_plan(int m, int n, int k, int blocks) {
-    if (SK == 3) return StreamKPlan::make_tail(m, n, k, G::BM, G::BN, G::BK, blocks);
-    return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
+    if constexpr (SK == 3)
+      return StreamKPlan::make_tail(m, n, k, G::BM, G::BN, G::BK, blocks);
+    else
+      return StreamKPlan::make(m, n, k, G::BM, G::BN, G::BK, blocks, SK == 1);
   }
 
   // Stream-K tile s's contributors and, when it is split, its origin (the fix-up block's
