@@ -324,7 +324,8 @@ int tune_command(const TuneOptions& o, const Context& ctx) {
   auto previous = std::signal(SIGINT, on_sigint);
   const auto started = std::chrono::steady_clock::now();
   const std::vector<DeviceTune> results =
-      run_tune_on_devices(devices, db::Store::connections_to(store.path()), request, spread, events, g_interrupted);
+      run_tune_on_devices(devices, db::Store::connections_to(store.path()), request, spread,
+                          events, g_interrupted);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, previous);
