@@ -140,63 +140,73 @@ std::size_t streamk_workspace(int m, int n, int k) {
   return streamk::workspace_bytes(streamk_plan<C>(m, n, k), C::BM, C::BN);
 }
 
+// What a stream-K launch needs, worked out once: the plan on this device, whether a tile is
+// split (a workspace and the fix-up), and A's and B's maps.
+struct StreamKLaunch {
+  StreamKPlan plan;
+  bool fixup = false;
+  CUtensorMap a{}, b{};  // with K = 0 the kernels never read them (no slab to copy)
+};
+
 // Refuses what the plan cannot run (no device answer; a missing or misaligned workspace where
 // some tile is split) and encodes the maps: the launches of every stream-K configuration.
 template <class C>
-cudaError_t prepare_streamk(const GemmArgs& p, StreamKPlan& plan, CUtensorMap& a,
-                            CUtensorMap& b) {
+cudaError_t prepare_streamk(const GemmArgs& p, StreamKLaunch& l) {
   if (refused(p)) return cudaErrorInvalidValue;
-  plan = streamk_plan<C>(p.m, p.n, p.k);
-  if (plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
-  const std::size_t need = streamk::workspace_bytes(plan, C::BM, C::BN);
+  l.plan = streamk_plan<C>(p.m, p.n, p.k);
+  if (l.plan.tiles == 0) return cudaErrorInvalidValue;  // no device answer: a bad configuration
+  const std::size_t need = streamk::workspace_bytes(l.plan, C::BM, C::BN);
   // Without its workspace (float4 stores: 16-byte aligned) the variant cannot run.
   if (need > 0 && (!p.workspace || p.workspace_bytes < need ||
                    reinterpret_cast<std::uintptr_t>(p.workspace) % 16 != 0))
     return cudaErrorInvalidValue;
-  if (p.k > 0 && !maps_for<C>(p, a, b)) return cudaErrorInvalidValue;
+  l.fixup = need > 0;
+  if (p.k > 0 && !maps_for<C>(p, l.a, l.b)) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
-// The fix-up after the persistent kernel, where some tile is split.
+// The persistent kernel, as a programmatic dependent of the kernel before it or plainly, then
+// the fix-up where a tile is split.
 template <class C>
-cudaError_t finish_streamk(const GemmArgs& p, const StreamKPlan& plan, cudaError_t launched,
-                           cudaStream_t stream) {
-  if (launched != cudaSuccess || streamk::workspace_bytes(plan, C::BM, C::BN) == 0)
-    return launched;
-  return streamk::launch_fixup<C>(p, plan, stream);
+cudaError_t launch_persistent(const GemmArgs& p, const StreamKLaunch& l, dim3 block, size_t smem,
+                              cudaStream_t stream, bool dependent) {
+  const dim3 grid(unsigned(l.plan.blocks));
+  cudaError_t launched;
+  if (dependent) {
+    launched = launch_dependent(tma_streamk_entry<C>, grid, block, smem, stream, l.a, l.b, p,
+                                l.plan);
+  } else {
+    tma_streamk_entry<C><<<grid, block, smem, stream>>>(l.a, l.b, p, l.plan);
+    launched = cudaGetLastError();
+  }
+  if (launched != cudaSuccess || !l.fixup) return launched;
+  return streamk::launch_fixup<C>(p, l.plan, stream);
 }
 
 template <class C>
 cudaError_t launch_tma_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block, size_t smem,
                                cudaStream_t stream) {
-  StreamKPlan plan;
-  CUtensorMap a{}, b{};
-  if (const cudaError_t err = prepare_streamk<C>(p, plan, a, b); err != cudaSuccess) return err;
-  tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan);
-  return finish_streamk<C>(p, plan, cudaGetLastError(), stream);
+  StreamKLaunch l;
+  if (const cudaError_t err = prepare_streamk<C>(p, l); err != cudaSuccess) return err;
+  return launch_persistent<C>(p, l, block, smem, stream, false);
 }
 
 // sk 3 (TmaWavesThenStreamK): the whole waves data-parallel, then the partial wave streamed as
-// the waves' programmatic dependent (none where the tiles fill whole waves), then the fix-up.
+// the waves' programmatic dependent (none where the tiles fill whole waves; plainly where there
+// is no whole wave), then the fix-up.
 template <class C>
 cudaError_t launch_tma_waves_then_streamk(const GemmArgs& p, dim3 /*tile grid*/, dim3 block,
                                           size_t smem, cudaStream_t stream) {
-  StreamKPlan plan;
-  CUtensorMap a{}, b{};
-  if (const cudaError_t err = prepare_streamk<C>(p, plan, a, b); err != cudaSuccess) return err;
-  if (plan.dp_tiles > 0) {
-    tma_waves_entry<typename C::Waves><<<unsigned(plan.dp_tiles), block, smem, stream>>>(
-        a, b, p, plan.tiles_m, plan.tiles_n);
+  StreamKLaunch l;
+  if (const cudaError_t err = prepare_streamk<C>(p, l); err != cudaSuccess) return err;
+  const bool waves = l.plan.dp_tiles > 0;
+  if (waves) {
+    tma_waves_entry<typename C::Waves><<<unsigned(l.plan.dp_tiles), block, smem, stream>>>(
+        l.a, l.b, p, l.plan.tiles_m, l.plan.tiles_n);
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
-  if (plan.sk_tiles() == 0) return cudaSuccess;
-  const cudaError_t launched =
-      plan.dp_tiles > 0
-          ? launch_dependent(tma_streamk_entry<C>, dim3(unsigned(plan.blocks)), block, smem,
-                             stream, a, b, p, plan)
-          : (tma_streamk_entry<C><<<unsigned(plan.blocks), block, smem, stream>>>(a, b, p, plan),
-             cudaGetLastError());
-  return finish_streamk<C>(p, plan, launched, stream);
+  if (l.plan.sk_tiles() == 0) return cudaSuccess;
+  return launch_persistent<C>(p, l, block, smem, stream, waves);
 }
 
 // The symbol is the trait type as written, spaces dropped: how the manifest names tma_entry<C>
@@ -218,23 +228,23 @@ GemmConfig tma_config(std::string spelled) {
   g.dynamic_smem = C::kSmemBytes;
   if constexpr (C::kOrder != 0) g.config.params.push_back({"order", C::kOrder});
   if constexpr (C::kUnroll != C::BK) g.config.params.push_back({"unroll", C::kUnroll});
+  if constexpr (C::kStreamK == 0) {
+    g.launch = &launch_tma<C>;
+  } else {
+    // 1: data-parallel hybrid, 2: all streamed, 3: whole waves data-parallel, then the rest
+    g.config.params.push_back({"sk", C::kStreamK});
+    g.workspace_bytes = &streamk_workspace<C>;
+    g.launch = &launch_tma_streamk<C>;
+  }
   if constexpr (C::kStreamK == 3) {
-    g.config.params.push_back({"sk", 3});
     // The waves' kernel, where it differs from the persistent one's loop above.
     using Waves = typename C::Waves;
     if constexpr (Waves::kOrder != 0) g.config.params.push_back({"waves_order", Waves::kOrder});
     if constexpr (Waves::kUnroll != Waves::BK)
       g.config.params.push_back({"waves_unroll", Waves::kUnroll});
     g.launch = &launch_tma_waves_then_streamk<C>;
-    g.workspace_bytes = &streamk_workspace<C>;
     // The waves' data-parallel kernel: the twin the configuration's shared memory opt-in covers.
-    g.twin_function = reinterpret_cast<const void*>(&tma_waves_entry<typename C::Waves>);
-  } else if constexpr (C::kStreamK != 0) {
-    g.config.params.push_back({"sk", C::kStreamK});  // 1: data-parallel hybrid, 2: all streamed
-    g.launch = &launch_tma_streamk<C>;
-    g.workspace_bytes = &streamk_workspace<C>;
-  } else {
-    g.launch = &launch_tma<C>;
+    g.twin_function = reinterpret_cast<const void*>(&tma_waves_entry<Waves>);
   }
   g.required_compute_capability = rule().required_compute_capability;
   g.operand_alignment = rule().operand_alignment;
