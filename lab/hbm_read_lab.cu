@@ -4,6 +4,11 @@
 // is flushed (a memset of twice its size) before every sample, events around the launch, the
 // median of the samples. Several loops (loads in flight per thread, plain or evict-first
 // loads, grid sizes) because the best of them is the device's figure, not any one loop's.
+// The flush is run three ways (wave 22): `memset` as above, which leaves up to an L2 of dirty
+// lines that the timed read then writes back to HBM; `memset+read`, the memset and then a read
+// of the whole flush buffer, so the lines left are clean; `read`, that read alone. A fourth,
+// `none`, times the read without a flush. 16 MiB fits in the L2: without a flush it is read
+// from there, so it shows whether a flush evicts.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 lab/hbm_read_lab.cu -o hbm_read_lab
 #include <cuda_runtime.h>
@@ -30,8 +35,8 @@ __global__ void read_kernel(const float4* __restrict__ in, std::size_t n4, float
   for (; i + (U - 1) * stride < n4; i += U * stride) {
     float4 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = kStreaming ? load_evict_first(in + i + u * stride)
-                                                  : load_plain(in + i + u * stride);
+    for (int u = 0; u < U; ++u)
+      v[u] = kStreaming ? load_evict_first(in + i + u * stride) : load_plain(in + i + u * stride);
 #pragma unroll
     for (int u = 0; u < U; ++u) s += v[u].x + v[u].y + v[u].z + v[u].w;
   }
@@ -65,6 +70,20 @@ void launch_read(const float4* in, std::size_t n4, float* out, int blocks) {
   read_kernel<U, S><<<blocks, 256>>>(in, n4, out);
 }
 
+enum class Flush { kMemset, kMemsetRead, kRead, kNone };
+const char* flush_name(Flush f) {
+  switch (f) {
+    case Flush::kMemset:
+      return "memset";
+    case Flush::kMemsetRead:
+      return "memset+read";
+    case Flush::kRead:
+      return "read";
+    default:
+      return "none";
+  }
+}
+
 int main() {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -89,42 +108,70 @@ int main() {
   CK(cudaMalloc(&out, sizeof(float) * sms * 16));
   std::vector<float> host(std::size_t(sms) * 16);
   int wrong = 0;
-  for (const std::size_t mib : {std::size_t(256), std::size_t(1024)}) {
-    const std::size_t bytes = mib << 20, n4 = bytes / 16;
-    float4* in;
-    CK(cudaMalloc(&in, bytes));
-    fill_ones<<<1024, 256>>>(in, n4);
-    double best = 0;
-    for (const Loop& loop : loops) {
-      for (const int per_sm : {4, 8, 16}) {
-        const int blocks = per_sm * sms;
-        std::vector<float> t;
-        for (int r = 0; r < 22; ++r) {
-          CK(cudaMemsetAsync(flush, r, flush_bytes));
-          CK(cudaEventRecord(a));
-          loop.launch(in, n4, out, blocks);
-          CK(cudaEventRecord(b));
-          CK(cudaEventSynchronize(b));
-          float ms;
-          CK(cudaEventElapsedTime(&ms, a, b));
-          if (r >= 2) t.push_back(ms);
-        }
-        CK(cudaGetLastError());
-        CK(cudaMemcpy(host.data(), out, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
-        double total = 0;
-        for (int i = 0; i < blocks; ++i) total += host[i];
-        const bool ok = total == double(bytes / 4);
-        wrong += !ok;
-        std::sort(t.begin(), t.end());
-        const double ms = t[t.size() / 2], tbps = double(bytes) / (ms * 1e-3) / 1e12;
-        best = std::max(best, tbps);
-        std::printf("%5zu MiB  %-32s %3d blocks/SM  median %.4f ms  %.3f TB/s (min %.4f ms)%s\n",
-                    mib, loop.name, per_sm, ms, tbps, t.front(), ok ? "" : "  WRONG SUM");
-      }
+  float* flush_sums;
+  CK(cudaMalloc(&flush_sums, sizeof(float) * sms * 4));
+  auto run_flush = [&](Flush f, int round) {
+    if (f == Flush::kMemset || f == Flush::kMemsetRead)
+      CK(cudaMemsetAsync(flush, round, flush_bytes));
+    if (f == Flush::kMemsetRead || f == Flush::kRead)
+      read_kernel<4, false>
+          <<<4 * sms, 256>>>(static_cast<const float4*>(flush), flush_bytes / 16, flush_sums);
+  };
+  // What each flush itself takes (the time a sample spends before its timed launch).
+  for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead}) {
+    std::vector<float> t;
+    for (int r = 0; r < 12; ++r) {
+      CK(cudaEventRecord(a));
+      run_flush(f, r);
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      if (r >= 2) t.push_back(ms);
     }
-    std::printf("%5zu MiB  best %.3f TB/s\n", mib, best);
-    CK(cudaFree(in));
+    std::sort(t.begin(), t.end());
+    std::printf("flush %-11s of %zu MiB: median %.4f ms\n", flush_name(f), flush_bytes >> 20,
+                t[t.size() / 2]);
   }
+  for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead, Flush::kNone})
+    for (const std::size_t mib :
+         {std::size_t(16), std::size_t(64), std::size_t(256), std::size_t(1024)}) {
+      const std::size_t bytes = mib << 20, n4 = bytes / 16;
+      float4* in;
+      CK(cudaMalloc(&in, bytes));
+      fill_ones<<<1024, 256>>>(in, n4);
+      double best = 0;
+      for (const Loop& loop : loops) {
+        for (const int per_sm : {4, 8, 16}) {
+          const int blocks = per_sm * sms;
+          std::vector<float> t;
+          for (int r = 0; r < 22; ++r) {
+            run_flush(f, r);
+            CK(cudaEventRecord(a));
+            loop.launch(in, n4, out, blocks);
+            CK(cudaEventRecord(b));
+            CK(cudaEventSynchronize(b));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, a, b));
+            if (r >= 2) t.push_back(ms);
+          }
+          CK(cudaGetLastError());
+          CK(cudaMemcpy(host.data(), out, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
+          double total = 0;
+          for (int i = 0; i < blocks; ++i) total += host[i];
+          const bool ok = total == double(bytes / 4);
+          wrong += !ok;
+          std::sort(t.begin(), t.end());
+          const double ms = t[t.size() / 2], tbps = double(bytes) / (ms * 1e-3) / 1e12;
+          best = std::max(best, tbps);
+          std::printf(
+              "%-11s %5zu MiB  %-32s %3d blocks/SM  median %.4f ms  %.3f TB/s (min %.4f ms)%s\n",
+              flush_name(f), mib, loop.name, per_sm, ms, tbps, t.front(), ok ? "" : "  WRONG SUM");
+        }
+      }
+      std::printf("%-11s %5zu MiB  best %.3f TB/s\n", flush_name(f), mib, best);
+      CK(cudaFree(in));
+    }
   std::printf("%d wrong sums\n", wrong);
   return wrong ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autotuner/cuda/cuda_check.cuh"
+#include "autotuner/cuda/l2_flush.cuh"
 #include "autotuner/cuda/nvml_clock.hpp"
 
 namespace occtune::cuda {
@@ -34,9 +35,11 @@ LaunchSampler::LaunchSampler(const DeviceInfo& device, const TimingPolicy& polic
     : device_(device), policy_(policy) {
   OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   if (policy.flush_l2) {
-    // 2x L2 evicts everything resident.
-    flush_bytes_ = 2 * std::size_t(device.l2_bytes);
-    OCCTUNE_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
+    // 2x L2 evicts everything resident. Zeros (read_to_evict_l2 writes its sink, the float past
+    // the buffer, only when they are not), set once: the flush itself only reads.
+    flush_bytes_ = (2 * std::size_t(device.l2_bytes) + 15) / 16 * 16;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_ + sizeof(float)));
+    OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_ + sizeof(float), stream_));
   }
 }
 
@@ -49,8 +52,10 @@ LaunchSampler::~LaunchSampler() {
 int LaunchSampler::read_clock() const { return NvmlClock::instance().sm_clock_mhz(device_.uuid); }
 
 void LaunchSampler::flush_l2() {
-  if (policy_.flush_l2 && flush_bytes_)
-    OCCTUNE_CUDA_CHECK(cudaMemsetAsync(flush_, int(flush_bytes_ & 0xff), flush_bytes_, stream_));
+  if (!policy_.flush_l2 || !flush_bytes_) return;
+  auto* sink = reinterpret_cast<float*>(static_cast<char*>(flush_) + flush_bytes_);
+  OCCTUNE_CUDA_CHECK(
+      read_to_evict_l2(flush_, flush_bytes_, sink, 4 * std::max(device_.sm_count, 1), stream_));
 }
 
 cudaError_t LaunchSampler::sample_launches(const Launch& launch, int count, SampleBatch& batch) {
