@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "lab_support.cuh"
@@ -55,6 +56,16 @@ __global__ void read_kernel(const float4* __restrict__ in, std::size_t n4, float
   }
 }
 
+// The flush's read (the `read` and `memset+read` flushes) under a name of its own, so that a
+// profiler can select the timed reads alone (`profile` below).
+__global__ void flush_read_kernel(const float4* __restrict__ in, std::size_t n4, float* out) {
+  float s = 0.0f;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    s += in[i].x + in[i].y + in[i].z + in[i].w;
+  if (s != 0.0f) out[blockIdx.x] = s;  // never: the flush buffer is zeros
+}
+
 __global__ void fill_ones(float4* p, std::size_t n4) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
        i += std::size_t(gridDim.x) * blockDim.x)
@@ -84,7 +95,11 @@ const char* flush_name(Flush f) {
   }
 }
 
-int main() {
+int main(int argc, char** argv) {
+  // `profile`: for a profiler (Nsight Compute with --cache-control none, -k regex:^read_kernel):
+  // a few samples of one loop at 32 and 256 MiB after each flush, so the timed read's L2 hits
+  // and DRAM writes show what each flush leaves behind.
+  const bool profile = argc > 1 && std::string(argv[1]) == "profile";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int l2 = 0, sms = 0;
@@ -114,8 +129,8 @@ int main() {
     if (f == Flush::kMemset || f == Flush::kMemsetRead)
       CK(cudaMemsetAsync(flush, round, flush_bytes));
     if (f == Flush::kMemsetRead || f == Flush::kRead)
-      read_kernel<4, false>
-          <<<4 * sms, 256>>>(static_cast<const float4*>(flush), flush_bytes / 16, flush_sums);
+      flush_read_kernel<<<4 * sms, 256>>>(static_cast<const float4*>(flush), flush_bytes / 16,
+                                          flush_sums);
   };
   // What each flush itself takes (the time a sample spends before its timed launch).
   for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead}) {
@@ -134,18 +149,20 @@ int main() {
                 t[t.size() / 2]);
   }
   for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead, Flush::kNone})
-    for (const std::size_t mib :
-         {std::size_t(16), std::size_t(64), std::size_t(256), std::size_t(1024)}) {
+    for (const std::size_t mib : profile ? std::vector<std::size_t>{32, 256}
+                                         : std::vector<std::size_t>{16, 64, 256, 1024}) {
       const std::size_t bytes = mib << 20, n4 = bytes / 16;
       float4* in;
       CK(cudaMalloc(&in, bytes));
       fill_ones<<<1024, 256>>>(in, n4);
       double best = 0;
       for (const Loop& loop : loops) {
+        if (profile && &loop != &loops[1]) continue;  // 4 loads in flight, plain
         for (const int per_sm : {4, 8, 16}) {
+          if (profile && per_sm != 4) continue;
           const int blocks = per_sm * sms;
           std::vector<float> t;
-          for (int r = 0; r < 22; ++r) {
+          for (int r = 0; r < (profile ? 5 : 22); ++r) {
             run_flush(f, r);
             CK(cudaEventRecord(a));
             loop.launch(in, n4, out, blocks);
