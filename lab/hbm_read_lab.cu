@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   // a few samples of one loop at 32 and 256 MiB after each flush, so the timed read's L2 hits
   // and DRAM writes show what each flush leaves behind.
   const bool profile = argc > 1 && std::string(argv[1]) == "profile";
+  // `dirty`: before each timed read of 256 MiB, the read flush (nothing dirty, nothing of the
+  // buffer resident) and then a memset of X MiB of the flush buffer: the read's time against
+  // X shows what dirty lines cost it, and stops growing where X passes the L2's size.
+  const bool dirty = argc > 1 && std::string(argv[1]) == "dirty";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int l2 = 0, sms = 0;
@@ -132,6 +136,32 @@ int main(int argc, char** argv) {
       flush_read_kernel<<<4 * sms, 256>>>(static_cast<const float4*>(flush), flush_bytes / 16,
                                           flush_sums);
   };
+  if (dirty) {
+    const std::size_t bytes = std::size_t(256) << 20, n4 = bytes / 16;
+    float4* in;
+    CK(cudaMalloc(&in, bytes));
+    fill_ones<<<1024, 256>>>(in, n4);
+    for (const std::size_t mib : {0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120}) {
+      std::vector<float> t;
+      for (int r = 0; r < 22; ++r) {
+        run_flush(Flush::kRead, r);
+        if (mib) CK(cudaMemsetAsync(flush, r, std::min(mib << 20, flush_bytes)));
+        CK(cudaEventRecord(a));
+        launch_read<4, false>(in, n4, out, 4 * sms);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 2) t.push_back(ms);
+      }
+      std::sort(t.begin(), t.end());
+      const double ms = t[t.size() / 2];
+      std::printf("dirty %4zu MiB before a 256 MiB read: median %.4f ms  %.3f TB/s\n", mib, ms,
+                  double(bytes) / (ms * 1e-3) / 1e12);
+    }
+    CK(cudaFree(in));
+    return 0;
+  }
   // What each flush itself takes (the time a sample spends before its timed launch).
   for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead}) {
     std::vector<float> t;
