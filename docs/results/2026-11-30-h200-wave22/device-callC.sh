@@ -26,7 +26,7 @@ for run in 1 2 3; do
 done
 use new
 s=$SECONDS
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$O" tune --shape 300x200x100 \
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$O" tune --shape 300x200x100 --kernel tiled_dynamic \
   --db "$W/san.db" --quiet > "$W/memcheck.txt" 2>&1
 step "memcheck tune 300x200x100" $? $((SECONDS - s))
 tail -3 "$W/memcheck.txt" >> "$T"
