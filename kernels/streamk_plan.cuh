@@ -41,9 +41,7 @@ struct StreamKPlan {
     p.blocks = blocks > 0 ? blocks : 1;
     const long long waves = p.tiles / p.blocks, rest = p.tiles % p.blocks;
     p.dp_tiles = hybrid && waves >= 1 ? (rest == 0 ? p.tiles : (waves - 1) * p.blocks) : 0;
-    p.sk_iters = (p.tiles - p.dp_tiles) * p.iters;
-    p.per = p.sk_iters / p.blocks;
-    p.extra = p.sk_iters % p.blocks;
+    p.share_streamed(false);
     return p;
   }
 
@@ -56,11 +54,18 @@ struct StreamKPlan {
     StreamKPlan p = make(m, n, k, bm, bn, bk, blocks, false);
     p.dp_tiles = p.tiles / p.blocks * p.blocks;
     p.dp_elsewhere = true;
-    p.sk_iters = (p.tiles - p.dp_tiles) * p.iters;
-    if (p.sk_iters > 0 && p.sk_iters < p.blocks) p.blocks = int(p.sk_iters);
-    p.per = p.sk_iters / p.blocks;
-    p.extra = p.sk_iters % p.blocks;
+    p.share_streamed(true);
     return p;
+  }
+
+  // Shares the iterations of the tiles past dp_tiles out over the blocks: `per` each, the first
+  // `extra` one more. With `trim_blocks`, fewer blocks than iterations are kept (make_tail: a
+  // block without an iteration would only be launched to exit).
+  __host__ __device__ void share_streamed(bool trim_blocks) {
+    sk_iters = (tiles - dp_tiles) * iters;
+    if (trim_blocks && sk_iters > 0 && sk_iters < blocks) blocks = int(sk_iters);
+    per = sk_iters / blocks;
+    extra = sk_iters % blocks;
   }
 
   // The grid for a device that keeps `resident` blocks at once: no more blocks than there are
@@ -73,9 +78,7 @@ struct StreamKPlan {
 
   // First stream-K iteration of block g (g = blocks: the end); iterations are numbered over
   // the stream-K tiles, tile s's being [s * iters, (s + 1) * iters).
-  __host__ __device__ long long begin(int g) const {
-    return per * g + (g < extra ? g : extra);
-  }
+  __host__ __device__ long long begin(int g) const { return per * g + (g < extra ? g : extra); }
   // The block whose range holds stream-K iteration `it`.
   __host__ __device__ int owner(long long it) const {
     const long long split = extra * (per + 1);
