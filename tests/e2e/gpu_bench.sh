@@ -3,7 +3,8 @@
 # table: every shape has a best configuration, cuBLAS timed before and after the races (the
 # faster is the race reference), the headline ratio from the interleaved re-measurement (30 or
 # more A/B pairs, its median and interval), the winner re-verified, SM clock ranges, and the
-# table ends with the geometric mean; a --suite file gives categories and their means.
+# table ends with the geometric mean; a --suite file gives categories and their means; the JSON
+# lists every race candidate of each family with its median.
 # Exit 77 = skipped (no GPU).
 set -euo pipefail
 occtune=$1
@@ -37,6 +38,12 @@ for s in doc["shapes"]:
         assert clocks is None or 0 < clocks[0] <= clocks[1], clocks  # None without NVML
     assert s["tflops"] > 0 and s["operand_tbps"] is None, s
     assert set(s["families"]) == {"pipelined", "splitk"}, s
+    # Every race candidate, not only the winners: the family winner's median is among them.
+    assert set(s["race_candidates"]) == {"pipelined", "splitk"}, s
+    for fam, cands in s["race_candidates"].items():
+        assert cands and all(c["outcome"] and "params" in c for c in cands), cands
+        timed = [c["median_ms"] for c in cands if c["median_ms"] is not None]
+        assert s["families"][fam]["median_ms"] in timed, (fam, timed)
 assert doc["geomean_ratio"] > 0 and doc["geomean_race_ratio"] > 0
 PY
 printf '# two shapes\n256x256x4096 long\n8x2048x1024 m8  # bandwidth column\n' >"$tmp/suite.txt"
