@@ -10,7 +10,7 @@
 // Wave 13 (docs/results/2026-11-29-h200-wave13/, calls A, B, F): occtune's own rings entered as
 // gemm_entry enters them (make_variant): SkinnyPipeWindow's windows, more slab shapes, and the
 // K split over a cluster.
-// Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every sample,
+// Timing as `occtune bench`: the L2 flushed (lab_support.cuh's FlushTimer) before every sample,
 // events around the launch, the median; the configurations and cuBLAS interleaved per round.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude

@@ -1,14 +1,13 @@
 // Lab (issue #18): the HBM read bandwidth of the device, the yardstick of the 85% target for
 // M or N <= 16 ("a 1 GiB read runs at 2.97 TB/s" on the H100 of the issue). Reads a buffer of
 // 256 MiB and one of 1 GiB once per sample, timed like `occtune bench` times a kernel: the L2
-// is flushed (a memset of twice its size) before every sample, events around the launch, the
-// median of the samples. Several loops (loads in flight per thread, plain or evict-first
-// loads, grid sizes) because the best of them is the device's figure, not any one loop's.
-// The flush is run three ways (wave 22): `memset` as above, which leaves up to an L2 of dirty
-// lines that the timed read then writes back to HBM; `memset+read`, the memset and then a read
-// of the whole flush buffer, so the lines left are clean; `read`, that read alone. A fourth,
-// `none`, times the read without a flush. 16 MiB fits in the L2: without a flush it is read
-// from there, so it shows whether a flush evicts.
+// is flushed before every sample, events around the launch, the median of the samples.
+// Several loops (loads in flight per thread, plain or evict-first loads, grid sizes) because
+// the best of them is the device's figure, not any one loop's. The flush is run four ways
+// (wave 22): `memset`, occtune's flush until then, which leaves up to an L2 of dirty lines
+// that the timed read then writes back to HBM; `memset+read`, the memset and then a read of
+// the whole flush buffer; `read`, that read alone (occtune's flush since); `none`, no flush.
+// 16 MiB fits in the L2. `profile` and `dirty` (in main) are two narrower runs.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 lab/hbm_read_lab.cu -o hbm_read_lab
 #include <cuda_runtime.h>

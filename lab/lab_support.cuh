@@ -11,13 +11,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
       std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+      std::exit(1);                                                                   \
+    }                                                                                 \
   } while (0)
 
 // p[i] in [-1, 1) from a hash of i and the seed: 16 random mantissa bits, or with `full` every
@@ -33,24 +33,42 @@ __global__ void fill(float* p, std::size_t n, unsigned seed, bool full = false) 
   }
 }
 
-// One timed sample as `occtune bench` takes it: the L2 flushed (a memset of twice its size,
-// `round` as its byte) before the sample, events around `launch`, the milliseconds between them.
+// The flush's read (autotuner/cuda/l2_flush.cu): a zeroed buffer read once, a sink written
+// only if it is not zeros, so every line it leaves in L2 is clean.
+__global__ void lab_flush_read(const float4* __restrict__ in, std::size_t n4, float* sink) {
+  float s = 0.0f;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    s += in[i].x + in[i].y + in[i].z + in[i].w;
+  if (s != 0.0f) *sink = s;
+}
+
+// One timed sample as `occtune bench` takes it: the L2 flushed before the sample (since wave 22
+// a read of a zeroed buffer of twice its size, which leaves only clean lines; until then a
+// memset, whose dirty lines the timed launch wrote back: docs/PERFORMANCE.md, "The L2 flush"),
+// events around `launch`, the milliseconds between them. `round` is kept for the callers.
 struct FlushTimer {
   cudaEvent_t start, stop;
   void* flush;
   std::size_t flush_bytes;
   cudaStream_t stream;
+  int blocks;
   explicit FlushTimer(cudaStream_t s = nullptr) : stream(s) {
     CK(cudaEventCreate(&start));
     CK(cudaEventCreate(&stop));
-    int l2 = 0;
+    int l2 = 0, sms = 0;
     CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    flush_bytes = std::size_t(l2) * 2;
-    CK(cudaMalloc(&flush, flush_bytes));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    blocks = 4 * sms;
+    flush_bytes = (std::size_t(l2) * 2 + 15) / 16 * 16;
+    CK(cudaMalloc(&flush, flush_bytes + 16));
+    CK(cudaMemset(flush, 0, flush_bytes + 16));
   }
   template <class F>
-  float sample_ms(F&& launch, int round) {
-    CK(cudaMemsetAsync(flush, round, flush_bytes, stream));
+  float sample_ms(F&& launch, int /*round*/) {
+    lab_flush_read<<<blocks, 256, 0, stream>>>(
+        static_cast<const float4*>(flush), flush_bytes / 16,
+        reinterpret_cast<float*>(static_cast<char*>(flush) + flush_bytes));
     CK(cudaEventRecord(start, stream));
     launch();
     CK(cudaEventRecord(stop, stream));

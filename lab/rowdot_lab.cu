@@ -1,7 +1,7 @@
 // Lab (issue #18): the skinny family's row-dot kernel (kernels/skinny_rowdot.cuh: A's rows
 // straight into registers, B through L1, no barrier in the main loop) for a small N with A
 // large, against the family's rings for N <= 16 and its register kernels, and cuBLAS, in one
-// process. Timing as `occtune bench`: the L2 flushed (a memset of twice its size) before every
+// process. Timing as `occtune bench`: the L2 flushed (lab_support.cuh's FlushTimer) before every
 // sample, events around the launch, the median; the configurations and cuBLAS interleaved per
 // round. Every configuration is checked against cuBLAS (pedantic math) on a NaN-poisoned C.
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
