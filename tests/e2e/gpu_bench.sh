@@ -38,12 +38,15 @@ for s in doc["shapes"]:
         assert clocks is None or 0 < clocks[0] <= clocks[1], clocks  # None without NVML
     assert s["tflops"] > 0 and s["operand_tbps"] is None, s
     assert set(s["families"]) == {"pipelined", "splitk"}, s
-    # Every race candidate, not only the winners: the family winner's median is among them.
+    # Every race candidate, not only the winners: a family's winner (none where every
+    # candidate was abandoned or pruned) is among them with its median.
     assert set(s["race_candidates"]) == {"pipelined", "splitk"}, s
     for fam, cands in s["race_candidates"].items():
         assert cands and all(c["outcome"] and "params" in c for c in cands), cands
         timed = [c["median_ms"] for c in cands if c["median_ms"] is not None]
-        assert s["families"][fam]["median_ms"] in timed, (fam, timed)
+        winner = s["families"][fam]
+        assert winner is None or winner["median_ms"] in timed, (fam, winner, timed)
+    assert s["families"][s["best_kernel"]]["median_ms"] == best, s
 assert doc["geomean_ratio"] > 0 and doc["geomean_race_ratio"] > 0
 PY
 printf '# two shapes\n256x256x4096 long\n8x2048x1024 m8  # bandwidth column\n' >"$tmp/suite.txt"
