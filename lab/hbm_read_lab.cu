@@ -135,25 +135,36 @@ int main(int argc, char** argv) {
       flush_read_kernel<<<4 * sms, 256>>>(static_cast<const float4*>(flush), flush_bytes / 16,
                                           flush_sums);
   };
+  // `runs` samples of `timed` between events, each after `before`, the first two dropped:
+  // the rest sorted, fastest first.
+  auto samples_ms = [&](int runs, auto&& before, auto&& timed) {
+    std::vector<float> t;
+    for (int r = 0; r < runs; ++r) {
+      before(r);
+      CK(cudaEventRecord(a));
+      timed(r);
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      if (r >= 2) t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+  };
   if (dirty) {
     const std::size_t bytes = std::size_t(256) << 20, n4 = bytes / 16;
     float4* in;
     CK(cudaMalloc(&in, bytes));
     fill_ones<<<1024, 256>>>(in, n4);
     for (const std::size_t mib : {0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120}) {
-      std::vector<float> t;
-      for (int r = 0; r < 22; ++r) {
-        run_flush(Flush::kRead, r);
-        if (mib) CK(cudaMemsetAsync(flush, r, std::min(mib << 20, flush_bytes)));
-        CK(cudaEventRecord(a));
-        launch_read<4, false>(in, n4, out, 4 * sms);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 2) t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
+      const auto t = samples_ms(
+          22,
+          [&](int r) {
+            run_flush(Flush::kRead, r);
+            if (mib) CK(cudaMemsetAsync(flush, r, std::min(mib << 20, flush_bytes)));
+          },
+          [&](int) { launch_read<4, false>(in, n4, out, 4 * sms); });
       const double ms = t[t.size() / 2];
       std::printf("dirty %4zu MiB before a 256 MiB read: median %.4f ms  %.3f TB/s\n", mib, ms,
                   double(bytes) / (ms * 1e-3) / 1e12);
@@ -163,17 +174,8 @@ int main(int argc, char** argv) {
   }
   // What each flush itself takes (the time a sample spends before its timed launch).
   for (const Flush f : {Flush::kMemset, Flush::kMemsetRead, Flush::kRead}) {
-    std::vector<float> t;
-    for (int r = 0; r < 12; ++r) {
-      CK(cudaEventRecord(a));
-      run_flush(f, r);
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      if (r >= 2) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
+    const auto t = samples_ms(
+        12, [](int) {}, [&](int r) { run_flush(f, r); });
     std::printf("flush %-11s of %zu MiB: median %.4f ms\n", flush_name(f), flush_bytes >> 20,
                 t[t.size() / 2]);
   }
@@ -190,24 +192,15 @@ int main(int argc, char** argv) {
         for (const int per_sm : {4, 8, 16}) {
           if (profile && per_sm != 4) continue;
           const int blocks = per_sm * sms;
-          std::vector<float> t;
-          for (int r = 0; r < (profile ? 5 : 22); ++r) {
-            run_flush(f, r);
-            CK(cudaEventRecord(a));
-            loop.launch(in, n4, out, blocks);
-            CK(cudaEventRecord(b));
-            CK(cudaEventSynchronize(b));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, a, b));
-            if (r >= 2) t.push_back(ms);
-          }
+          const auto t = samples_ms(
+              profile ? 5 : 22, [&](int r) { run_flush(f, r); },
+              [&](int) { loop.launch(in, n4, out, blocks); });
           CK(cudaGetLastError());
           CK(cudaMemcpy(host.data(), out, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
           double total = 0;
           for (int i = 0; i < blocks; ++i) total += host[i];
           const bool ok = total == double(bytes / 4);
           wrong += !ok;
-          std::sort(t.begin(), t.end());
           const double ms = t[t.size() / 2], tbps = double(bytes) / (ms * 1e-3) / 1e12;
           best = std::max(best, tbps);
           std::printf(

@@ -7,17 +7,14 @@
 
 #include "autotuner/cli/bench_rows.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/result_builders.hpp"
 
 namespace occtune {
 namespace {
 
 Measurement timed(const kernels::VariantInfo* variant, double ms) {
-  Measurement m;
-  m.candidate.variant = variant;
-  m.candidate.threads = 256;
+  Measurement m = testing::measured_variant(variant, ms, 3);
   m.rel_error = 2e-7;
-  m.timing.samples_ms = {ms, ms, ms};
-  m.timing.summary = summarize(m.timing.samples_ms);
   m.timing.stop = StopReason::kConverged;
   return m;
 }
@@ -27,10 +24,7 @@ TEST(BenchJson, ListsEveryRaceCandidateWithItsOutcomeAndMedian) {
   const auto splitk = kernels::variants_of("splitk");
   ASSERT_GE(regblocked.size(), 3u);
   ASSERT_GE(splitk.size(), 1u);
-  ShapeResult r;
-  r.shape = {1024, 1024, 1024};
-  r.cublas.samples_ms = {0.05, 0.05};
-  r.cublas.summary = summarize(r.cublas.samples_ms);
+  ShapeResult r = testing::shape_result({1024, 1024, 1024}, 0.05);
 
   KernelResult reg;
   reg.kernel = "regblocked";

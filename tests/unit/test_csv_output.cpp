@@ -12,6 +12,7 @@
 #include "autotuner/output/text_table.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/gate_fixtures.hpp"
+#include "tests/support/result_builders.hpp"
 #include "tests/support/run_cli.hpp"
 #include "tests/support/seed_store.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -26,7 +27,8 @@ using testing::TempDir;
 nlohmann::json read_with_python(const std::filesystem::path& file) {
   const std::string cmd =
       "python3 -c 'import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], "
-      "newline=\"\")))))' " + file.string();
+      "newline=\"\")))))' " +
+      file.string();
   std::string out;
   if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
     char buf[4096];
@@ -51,19 +53,12 @@ TEST(Csv, TuneRowsReadBackWithEveryFieldInPlace) {
   const auto variants = kernels::variants_of("regblocked");
   ASSERT_GE(variants.size(), 2u);
   ASSERT_NE(variants[0]->label().find(','), std::string::npos) << "needs a label with commas";
-  ShapeResult r;
-  r.shape = {1024, 1024, 1024};
-  r.cublas.samples_ms = {0.05, 0.05};
-  r.cublas.summary = summarize(r.cublas.samples_ms);
+  ShapeResult r = testing::shape_result({1024, 1024, 1024}, 0.05);
   KernelResult k;
   k.kernel = "regblocked";
-  Measurement ok;
-  ok.candidate.variant = variants[0];
-  ok.candidate.threads = 256;
+  Measurement ok = testing::measured_variant(variants[0], 0.1, 3);
   ok.flops = r.shape.flops();
   ok.rel_error = 2e-7;
-  ok.timing.samples_ms = {0.1, 0.1, 0.1};
-  ok.timing.summary = summarize(ok.timing.samples_ms);
   Measurement failed = ok;
   failed.candidate.variant = variants[1];
   failed.outcome = Outcome::kWrongResult;
@@ -106,13 +101,16 @@ TEST(Csv, TuneRowsReadBackWithEveryFieldInPlace) {
 TEST(Csv, PlanCsvThroughTheCliWithOutputFile) {
   TempDir dir;
   const auto file = dir.path / "plan.csv";
-  auto r = testing::run_cli("plan --profile h100 --kernel regblocked --kernel tiled_dynamic "
-                            "--shape 1000x1000x1000 --format csv --output " + file.string());
+  auto r = testing::run_cli(
+      "plan --profile h100 --kernel regblocked --kernel tiled_dynamic "
+      "--shape 1000x1000x1000 --format csv --output " +
+      file.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "");  // the CSV went to the file only
   const auto rows = read_with_python(file);
-  auto json = testing::run_cli("plan --profile h100 --kernel regblocked --kernel tiled_dynamic "
-                               "--shape 1000x1000x1000 --format json");
+  auto json = testing::run_cli(
+      "plan --profile h100 --kernel regblocked --kernel tiled_dynamic "
+      "--shape 1000x1000x1000 --format json");
   ASSERT_EQ(json.code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   std::size_t candidates = 0;
@@ -152,8 +150,10 @@ TEST(Csv, CompareAndQueryCsvReadBack) {
     testing::seed_run(store, testing::seed_device("GPU-77777777"), {512, 512, 512}, 0.2);
   }
   const auto query_file = dir.path / "query.csv";
-  r = testing::run_cli("query --db " + db_path + " --device GPU-77777777 --shape 512x512x512 "
-                       "--format csv --output " + query_file.string());
+  r = testing::run_cli("query --db " + db_path +
+                       " --device GPU-77777777 --shape 512x512x512 "
+                       "--format csv --output " +
+                       query_file.string());
   ASSERT_EQ(r.code, 0) << r.err;
   rows = read_with_python(query_file);
   ASSERT_EQ(rows.size(), 2u);
@@ -193,17 +193,10 @@ TEST(JsonShape, ParamsObjectNullsAndDeviceNames) {
 
 // tune's closing summary: the winner across families and where the textbook pick landed.
 TEST(TuneSummary, NamesTheWinnerAndTheTextbookPicksRank) {
-  ShapeResult r;
-  r.shape = {1024, 1024, 1024};
-  r.cublas.samples_ms = {0.04, 0.04};
-  r.cublas.summary = summarize(r.cublas.samples_ms);
+  ShapeResult r = testing::shape_result({1024, 1024, 1024}, 0.04);
   auto measured = [&](const kernels::VariantInfo* v, double ms) {
-    Measurement m;
-    m.candidate.variant = v;
-    m.candidate.threads = v->threads();
+    Measurement m = testing::measured_variant(v, ms);
     m.candidate.occupancy = 1.0;
-    m.timing.samples_ms = {ms, ms};
-    m.timing.summary = summarize(m.timing.samples_ms);
     return m;
   };
   KernelResult tiled;
@@ -233,10 +226,7 @@ TEST(TuneSummary, NamesTheWinnerAndTheTextbookPicksRank) {
 // a family with no winner marks its fastest abandoned row; the family line counts them; JSON
 // carries the stop reason and how far behind the incumbent it was.
 TEST(TuneTable, AbandonedRowsSayHowFarBehindTheyWere) {
-  ShapeResult r;
-  r.shape = {4096, 4096, 4096};
-  r.cublas.samples_ms = {2.7, 2.7};
-  r.cublas.summary = summarize(r.cublas.samples_ms);
+  ShapeResult r = testing::shape_result({4096, 4096, 4096}, 2.7);
   auto abandoned = [](const kernels::VariantInfo* v, double ms, double behind, int n = 3) {
     Measurement m;
     m.candidate.variant = v;
