@@ -180,7 +180,8 @@ std::string protocol_line(const JobConfig& job, int reference_clock_mhz) {
       "of {} MHz\n\n",
       job.search.strategy, abandon, job.policy.samples, job.policy.min_time_s,
       job.policy.target_noise, job.policy.max_seconds_per_candidate, job.policy.max_samples,
-      job.policy.flush_l2 ? "on" : "off", job.policy.throttle_ratio * 100, reference_clock_mhz);
+      job.policy.flush_l2 ? "on (" + job.policy.flush_method + ")" : std::string("off"),
+      job.policy.throttle_ratio * 100, reference_clock_mhz);
 }
 
 std::string gpu_name(const DeviceInfo& d) {

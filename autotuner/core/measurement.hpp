@@ -28,7 +28,7 @@ struct TimingPolicy {
   double max_seconds_per_candidate = 2.0;
   int max_samples = 200;
   int batch = 5;             // samples per interleaved turn: smaller spreads drift more finely
-  bool flush_l2 = true;      // overwrite a buffer of 2x L2 before every sample
+  bool flush_l2 = true;      // flush L2 before every sample (flush_method, below)
   double tolerance = 1e-5;   // relative Frobenius error accepted against cuBLAS
   unsigned long long seed = 20261122;  // input generator seed
   // Warm-up until clocks settle, once per shape: at least settle_ms of launches, then until
@@ -40,6 +40,12 @@ struct TimingPolicy {
   double throttle_ratio = 0.75;
   int throttle_retries = 3;
   std::string timer = "cuda_event";
+  // How flush_l2 flushes, stored with every run so that runs timed differently are never
+  // reused for one another: "read", a read of a zeroed buffer of 2x L2 that leaves only clean
+  // lines (since wave 22). Runs stored without this field flushed with a memset of that
+  // buffer, which left dirty lines for the timed launch to write back (docs/PERFORMANCE.md,
+  // "The L2 flush").
+  std::string flush_method = "read";
 };
 
 // Why a candidate stopped being sampled. Stored as text (measurements.stop_reason).

@@ -19,7 +19,7 @@
 #define OCCTUNE_POLICY_FIELDS(X)                                                              \
   X(warmup) X(samples) X(min_time_s) X(target_noise) X(max_seconds_per_candidate)             \
   X(max_samples) X(batch) X(flush_l2) X(tolerance) X(seed) X(settle_ms) X(settle_timeout_ms)  \
-  X(throttle_ratio) X(throttle_retries) X(timer)
+  X(throttle_ratio) X(throttle_retries) X(timer) X(flush_method)
 #define OCCTUNE_CANDIDATE_FIELDS(X)                                                           \
   X(origin) X(step) X(suggested_block) X(block_limit) X(threads) X(tile) X(dynamic_smem)      \
   X(registers) X(active_blocks_per_sm) X(occupancy) X(limiter) X(grid_x) X(grid_y) X(grid_z)  \

@@ -21,7 +21,7 @@ namespace occtune::model {
 static_assert(sizeof(DeviceInfo) == 256,
               "DeviceInfo changed: list the new field in OCCTUNE_DEVICE_FIELDS "
               "(autotuner/core/model_fields.hpp), then update this size");
-static_assert(sizeof(TimingPolicy) == 120,
+static_assert(sizeof(TimingPolicy) == 152,
               "TimingPolicy changed: list the new field in OCCTUNE_POLICY_FIELDS, then update "
               "this size");
 static_assert(sizeof(Candidate) == 184,

@@ -251,11 +251,17 @@ std::string protocol_text(const std::string& policy_json) {
   const auto j = nlohmann::json::parse(policy_json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return e(policy_json);
   auto get = [&](const char* key) { return j.contains(key) ? j.at(key).dump() : "?"; };
+  // A run stored before the flush's method was recorded flushed with a memset (TimingPolicy).
+  std::string flush = get("flush_l2");
+  if (flush == "true")
+    flush = j.contains("flush_method") && j.at("flush_method").is_string()
+                ? e(j.at("flush_method").get<std::string>())
+                : "memset";
   return fmt::format(
       "&ge;{} samples and &ge;{} s, IQR &le;{}, give up at {} s / {} samples, L2 flush {}, "
       "tolerance {}, seed {}",
       get("samples"), get("min_time_s"), get("target_noise"), get("max_seconds_per_candidate"),
-      get("max_samples"), get("flush_l2"), get("tolerance"), get("seed"));
+      get("max_samples"), flush, get("tolerance"), get("seed"));
 }
 
 void provenance(std::string& out, const DeviceView& v) {

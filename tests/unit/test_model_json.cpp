@@ -69,6 +69,7 @@ TEST(ModelJson, PolicyCandidateAndSummaryRoundTrip) {
   p.throttle_ratio = 0.6;
   p.throttle_retries = 5;
   p.timer = "cupti";
+  p.flush_method = "memset";
   const json pj = model::to_json(p);
   EXPECT_EQ(model::to_json(model::policy_from_json(json::parse(pj.dump()), Missing::kRequired)), pj);
 

@@ -108,7 +108,7 @@ TEST(StoreAccess, FifoAsDatabaseIsRefusedAtOnce) {
             .code,
         0);
   }
-  for (const std::string args : {"query --device " + std::string(kUuid) + " --shape 256x256x256",
+  for (const std::string& args : {"query --device " + std::string(kUuid) + " --shape 256x256x256",
                                  std::string("export"), "import " + export_file.string(),
                                  std::string("serve --port 0"), std::string("db doctor")}) {
     SCOPED_TRACE(args);

@@ -193,6 +193,35 @@ TEST(StoreProvenance, ReusableMeasurementsNeedTheSameKeyAndProtocol) {
   EXPECT_EQ(rows[0].run_id, later);
 }
 
+// The flush's method is part of the protocol: a run that flushed with a memset (stored before
+// the method was recorded: its policy has no flush_method) is not reused by one that reads,
+// nor one with another method.
+TEST(StoreProvenance, RunsTimedWithAnotherFlushAreNotReused) {
+  std::random_device random;
+  const fs::path path =
+      fs::temp_directory_path() / ("occtune-test-flush-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(random()) + ".db");
+  {
+    auto store = Store::open(path.string());
+    const auto run = begin(store);
+    store.add_measurement(run, measured(32, 1.0, StopReason::kConverged));
+    store.finish_run(run, RunStatus::kComplete);
+    TimingPolicy policy;
+    policy.samples = 20;
+    EXPECT_EQ(policy.flush_method, "read");
+    EXPECT_EQ(store.reusable_measurements(key(), policy, "halving").size(), 1u);
+    TimingPolicy memset = policy;
+    memset.flush_method = "memset";
+    EXPECT_TRUE(store.reusable_measurements(key(), memset, "halving").empty());
+    {
+      SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+      raw.exec("UPDATE runs SET policy_json = json_remove(policy_json, '$.flush_method')");
+    }
+    EXPECT_TRUE(store.reusable_measurements(key(), policy, "halving").empty());
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+}
+
 TEST(StoreProvenance, AVersion1FileIsMigratedKeepingItsRows) {
   std::random_device random;
   const fs::path path =

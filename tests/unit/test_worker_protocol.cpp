@@ -58,11 +58,13 @@ TEST(WorkerProtocol, PolicyRoundTripsEveryField) {
   p.throttle_ratio = 0.5;
   p.throttle_retries = 9;
   p.timer = "cuda_event";
+  p.flush_method = "memset";
   const TimingPolicy back = through_wire(isolation::encode(p), &isolation::decode_policy);
   EXPECT_EQ(isolation::encode(back), isolation::encode(p));
   EXPECT_EQ(back.seed, p.seed);
   EXPECT_EQ(back.target_noise, p.target_noise);  // bit-exact, not approximately
   EXPECT_FALSE(back.flush_l2);
+  EXPECT_EQ(back.flush_method, "memset");
 }
 
 TEST(WorkerProtocol, PlanRoundTripsWithVariantsLookedUpBySymbol) {
