@@ -9,6 +9,7 @@
 #pragma once
 
 #include "kernels/gemm_entry.cuh"
+#include "kernels/tile_core.cuh"  // OCCTUNE_UNROLL: the host emulator compiles this header too
 
 namespace occtune::kernels {
 
@@ -41,7 +42,7 @@ __device__ __forceinline__ void tiled_gemm_body(const GemmArgs& p, float* as, fl
     }
     __syncthreads();
     if constexpr (TW > 0) {
-#pragma unroll
+      OCCTUNE_UNROLL
       for (int i = 0; i < TW; ++i) acc = fmaf(as[ty * TW + i], bs[i * TW + tx], acc);
     } else {
       for (int i = 0; i < tile; ++i) acc = fmaf(as[ty * tile + i], bs[i * tile + tx], acc);

@@ -92,16 +92,16 @@ json encode(const Candidate& c) {
 
 Candidate decode_candidate(const json& j) {
   Candidate c = decoding("candidate", [&] {
-    Candidate c;
+    Candidate found;
     const auto symbol = j.at("variant").get<std::string>();
     for (auto& v : kernels::variants())
-      if (v.symbol == symbol) c.variant = &v;
-    if (!c.variant)
+      if (v.symbol == symbol) found.variant = &v;
+    if (!found.variant)
       throw Error(ExitCode::kRuntime,
                   "worker protocol: kernel variant '" + symbol +
                       "' is not registered on this side (is OCCTUNE_TEST_KERNELS set on one "
                       "side only?)");
-    return c;
+    return found;
   });
   model_decoding("candidate", [&] { model::candidate_fields_from_json(j, c, Missing::kRequired); });
   return c;

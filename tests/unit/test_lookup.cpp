@@ -139,7 +139,6 @@ TEST_F(Lookup, WithoutAFamilyTheFastestFamilyOfTheEarliestStepAnswers) {
 }
 
 TEST_F(Lookup, SameModelSaysWhenBoardsOfTheModelDisagreeBeyondTheirNoise) {
-  constexpr const char* kD = "GPU-dddddddd-0000-4000-8000-000000000004";
   seed_run(*store_, seed_device(kD), k2048, 3.0);  // kB measured 2.0 ms, intervals +-2%
   auto r = db::lookup(*store_, key(k2048));
   ASSERT_EQ(r.answered_by, LookupStep::kSameModel);

@@ -56,7 +56,8 @@ KernelFamily valid(const std::string& name) {
   f.name = name;
   f.version = "1";
   f.dims = {"nx", "ny"};
-  f.configs = {{{{"rows", 1}}, kFakeKernel, {}, 32, 0}, {{{"rows", 2}}, kFakeKernel, {}, 31, 0}};
+  f.configs = {{{{"rows", 1}}, kFakeKernel, {}, 32, 0, {}},
+               {{{"rows", 2}}, kFakeKernel, {}, 31, 0, {}}};
   f.smem = [](Block b, const KernelConfig& c) {
     return std::size_t(b.x + 2) * std::size_t(b.y * c.param("rows") + 2) * sizeof(float);
   };
@@ -82,7 +83,7 @@ const bool registered = [] {
   linear.dims = {"n"};
   linear.block_rule = BlockRule::kLinear;
   linear.min_threads = 32;
-  linear.configs = {{{{"ept", 4}}, kFakeKernel, {}, 0, 0}};  // no register count declared
+  linear.configs = {{{{"ept", 4}}, kFakeKernel, {}, 0, 0, {}}};  // no register count declared
   linear.smem = [](Block b, const KernelConfig&) { return std::size_t(b.threads()) * 4; };
   linear.grid = [](const Dims& p, const KernelConfig&, Block b) {
     return Grid{(p["n"] + b.x - 1) / b.x, 1, 1};
