@@ -3,7 +3,8 @@
 // shapes where they lose. Run under `ncu --clock-control none --metrics gpu__time_duration.sum`
 // for the kernel names; without ncu it prints cuBLAS's median time per shape (CUDA events, L2
 // flushed before every sample).
-// Build: nvcc -O3 -arch=sm_90 lab/cublas_probe.cu -lcublas -o cublas_probe
+// Build (from the repository root): nvcc -O3 -arch=sm_90 -I. lab/cublas_probe.cu -lcublas
+//   -o cublas_probe
 // Usage: cublas_probe [--reps N] MxNxK...
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -1,5 +1,7 @@
 // What the lab programs (lab/*.cu, scratch programs whose output docs/PERFORMANCE.md quotes)
-// share: a CUDA error check that exits, and a deterministic operand fill. Not part of occtune.
+// share: a CUDA error check that exits, a deterministic operand fill, and a sample timed as
+// occtune times one (with occtune's own L2 flush, compiled in: build the labs with -I. from
+// the repository root). Not part of occtune.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "autotuner/cuda/l2_flush.cu"
 
 #define CK(x)                                                                         \
   do {                                                                                \
@@ -31,16 +35,6 @@ __global__ void fill(float* p, std::size_t n, unsigned seed, bool full = false) 
     h ^= h >> 13;
     p[i] = full ? float(h >> 8) / 8388608.0f - 1.0f : float(h & 0xffff) / 32768.0f - 1.0f;
   }
-}
-
-// The flush's read (autotuner/cuda/l2_flush.cu): a zeroed buffer read once, a sink written
-// only if it is not zeros, so every line it leaves in L2 is clean.
-__global__ void lab_flush_read(const float4* __restrict__ in, std::size_t n4, float* sink) {
-  float s = 0.0f;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    s += in[i].x + in[i].y + in[i].z + in[i].w;
-  if (s != 0.0f) *sink = s;
 }
 
 // One timed sample as `occtune bench` takes it: the L2 flushed before the sample (since wave 22
@@ -66,9 +60,9 @@ struct FlushTimer {
   }
   template <class F>
   float sample_ms(F&& launch, int /*round*/) {
-    lab_flush_read<<<blocks, 256, 0, stream>>>(
-        static_cast<const float4*>(flush), flush_bytes / 16,
-        reinterpret_cast<float*>(static_cast<char*>(flush) + flush_bytes));
+    CK(occtune::cuda::read_to_evict_l2(
+        flush, flush_bytes, reinterpret_cast<float*>(static_cast<char*>(flush) + flush_bytes),
+        blocks, stream));
     CK(cudaEventRecord(start, stream));
     launch();
     CK(cudaEventRecord(stop, stream));

@@ -33,26 +33,6 @@ json clock_json(const Timing& t) {
   return json::array({t.sm_clock_min_mhz, t.sm_clock_max_mhz});
 }
 
-// Every candidate of one family's race, winner or not (a bench run shows how fast each
-// configuration ran, not only the winner): its parameters, outcome, why it stopped being
-// sampled, its median and ratio to the race's cuBLAS (null unless it was timed), and its error.
-json race_candidates_json(const KernelResult& k, double cublas_ms) {
-  json list = json::array();
-  for (auto& m : k.measurements) {
-    const double median = m.timing.summary.median;
-    const bool timed = m.outcome == Outcome::kOk && m.timing.summary.count > 0 && median > 0;
-    list.push_back(
-        {{"params", output::params_json(m.candidate.variant->label())},
-         {"outcome", m.timing.stop == StopReason::kPruned ? "pruned" : to_string(m.outcome)},
-         {"stop_reason", to_string(m.timing.stop)},
-         {"median_ms", timed ? json(median) : json(nullptr)},
-         {"samples", m.timing.summary.count},
-         {"ratio_to_cublas", timed && cublas_ms > 0 ? json(cublas_ms / median) : json(nullptr)},
-         {"error", m.error}});
-  }
-  return list;
-}
-
 // The race ratio of family `name`'s winner (0 when it has none), and its JSON in `out`.
 double family_ratio(const BenchRow& row, const std::string& name, json* out = nullptr) {
   for (auto& k : row.result->kernels) {
@@ -231,7 +211,11 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
       json f;
       family_ratio(row, k.kernel, &f);
       families[k.kernel] = f;
-      candidates[k.kernel] = race_candidates_json(k, r.cublas_ms());
+      // Every candidate of the race, winner or not, as `tune --format json` lists it (ratio to
+      // the race's reference): how fast a losing configuration ran, not only the winner.
+      json list = json::array();
+      for (auto& c : k.measurements) list.push_back(candidate_json(c, r.cublas_ms(), h.device));
+      candidates[k.kernel] = list;
     }
     json recheck = nullptr;
     if (row.recheck)

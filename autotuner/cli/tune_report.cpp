@@ -255,29 +255,31 @@ void print_shape_table(std::ostream& out, const ShapeResult& r, const DeviceInfo
   out << fmt::format("  shape wall time {:.3f} s\n\n", r.wall_s);
 }
 
+nlohmann::json candidate_json(const Measurement& m, double cublas_ms, const DeviceInfo& device) {
+  auto j = output::to_json(m);
+  // Pruned by the cost model: listed with its reason, never launched.
+  if (m.timing.stop == StopReason::kPruned) {
+    j["outcome"] = "pruned";
+    j["pruned"] = m.error;
+  }
+  // Abandoned (issue #18): its few samples are real; how far behind the incumbent it was.
+  if (m.timing.stop == StopReason::kAbandoned) j["behind_best"] = m.behind;
+  if (m.outcome == Outcome::kOk && m.timing.summary.count > 0) {
+    j["ratio_to_cublas"] = ratio(cublas_ms, m.timing.summary.median);
+    if (m.bytes > 0) j["gbps"] = m.gbps();
+    const LimitShare share =
+        share_of_limit(m.flops, m.bytes, m.timing.summary.median * 1e-3, device);
+    if (share.fraction > 0)
+      j["share_of_limit"] = {{"fraction", share.fraction}, {"limit", share.limit}};
+  }
+  return j;
+}
+
 nlohmann::json shape_json(const ShapeResult& r, const DeviceInfo& device) {
   nlohmann::json kernels = nlohmann::json::array();
   for (auto& k : r.kernels) {
     nlohmann::json ms = nlohmann::json::array();
-    for (auto& m : k.measurements) {
-      auto j = output::to_json(m);
-      // Pruned by the cost model: listed with its reason, never launched.
-      if (m.timing.stop == StopReason::kPruned) {
-        j["outcome"] = "pruned";
-        j["pruned"] = m.error;
-      }
-      // Abandoned (issue #18): its few samples are real; how far behind the incumbent it was.
-      if (m.timing.stop == StopReason::kAbandoned) j["behind_best"] = m.behind;
-      if (m.outcome == Outcome::kOk && m.timing.summary.count > 0) {
-        j["ratio_to_cublas"] = ratio(r.cublas.summary.median, m.timing.summary.median);
-        if (m.bytes > 0) j["gbps"] = m.gbps();
-        const LimitShare share =
-            share_of_limit(m.flops, m.bytes, m.timing.summary.median * 1e-3, device);
-        if (share.fraction > 0)
-          j["share_of_limit"] = {{"fraction", share.fraction}, {"limit", share.limit}};
-      }
-      ms.push_back(j);
-    }
+    for (auto& m : k.measurements) ms.push_back(candidate_json(m, r.cublas.summary.median, device));
     kernels.push_back({{"kernel", k.kernel},
                        {"run_id", k.run_id},
                        {"strategy", k.strategy},

@@ -37,6 +37,10 @@ struct ShapeBest {
 ShapeBest best_of(const ShapeResult& result);
 
 nlohmann::json search_json(const SearchSettings& search);
+// One measured (or pruned, or failed) candidate as `tune --format json` lists it: the stored
+// form, "pruned" with its reason, how far behind an abandoned one was, and for a timed one its
+// ratio to `cublas_ms` and share of the device's limit. `bench` lists its races' the same way.
+nlohmann::json candidate_json(const Measurement& m, double cublas_ms, const DeviceInfo& device);
 nlohmann::json shape_json(const ShapeResult& result, const DeviceInfo& device);
 void print_csv_header(std::ostream& out);
 void print_csv_rows(std::ostream& out, const DeviceInfo& device, const ShapeResult& result);

@@ -38,12 +38,13 @@ for s in doc["shapes"]:
         assert clocks is None or 0 < clocks[0] <= clocks[1], clocks  # None without NVML
     assert s["tflops"] > 0 and s["operand_tbps"] is None, s
     assert set(s["families"]) == {"pipelined", "splitk"}, s
-    # Every race candidate, not only the winners: a family's winner (none where every
-    # candidate was abandoned or pruned) is among them with its median.
+    # Every race candidate, not only the winners (as tune's JSON lists them): a family's
+    # winner (none where every candidate was abandoned or pruned) is among them with its median.
     assert set(s["race_candidates"]) == {"pipelined", "splitk"}, s
     for fam, cands in s["race_candidates"].items():
         assert cands and all(c["outcome"] and "params" in c for c in cands), cands
-        timed = [c["median_ms"] for c in cands if c["median_ms"] is not None]
+        timed = [c["timing"]["median_ms"] for c in cands
+                 if c["outcome"] == "ok" and c["timing"]["count"] > 0]
         winner = s["families"][fam]
         assert winner is None or winner["median_ms"] in timed, (fam, winner, timed)
     assert s["families"][s["best_kernel"]]["median_ms"] == best, s
