@@ -119,7 +119,12 @@ struct SkinnyPipeIn {
   static constexpr int kStageFloats = kBFloats + ROWS * S;
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
   // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
-  static_assert(S * (kSlots + 1) * COLS <= STAGES * kStageFloats, "skinny pipe: reduction fits");
+  // Without WINDOW the sums go and come back as float4s (sum_slots below), and each row of C's
+  // slots is followed by kRedPad floats: narrower than 32 columns, a quarter-warp's float4 loads
+  // then take two rows whose starts lie half a bank line apart, instead of on the same banks.
+  static constexpr int kRedPad = !WINDOW && COLS < 32 ? COLS : 0;
+  static constexpr int kRedRow = kSlots * COLS + kRedPad;  // floats between rows of C's sums
+  static_assert(S * (kRedRow + COLS) <= STAGES * kStageFloats, "skinny pipe: reduction fits");
 
   static constexpr long long tiles(long long m, long long n) {
     return (m + S - 1) / S * ((n + kTileN - 1) / kTileN);
@@ -183,6 +188,68 @@ struct SkinnyPipeIn {
     bool a_vec;
     std::size_t a_pass;
   };
+
+  // The lean copies (wave 23; the rings with kUntestedCopies): where A and B are 16-byte
+  // aligned with leading dimensions a multiple of 4, the block's columns inside N or N a
+  // multiple of 4, and its rows inside M or copied in one pass, a slab inside K is copied from
+  // two pointers that step a slab at a time: B's ROWS / kVecRowsPerPass 16-byte copies a
+  // thread, and A's float4s of one or two rows a thread (kLeanTpr threads a row) at constant
+  // distances, instead of Copies' per-slab addresses and tests: the 8192x16x8192 ring spent
+  // about 73 of its 370 instructions a warp and slab on its copies (docs/PERFORMANCE.md, "The
+  // lean copies"). At least 8 threads a row, so that a warp's copy writes 128 bytes of each of
+  // its rows: with 4 (64 rows of C) a copy's eight 64-byte pieces, rows 256 bytes apart, fell on
+  // the same 16 banks, and the 8192x16x8192 ring took 7% longer than with Copies (wave 23,
+  // call C).
+  static constexpr int kLeanTpr = kSkinnyThreads / S > 8 ? kSkinnyThreads / S : 8;
+  static constexpr int kLeanRows = kSkinnyThreads / kLeanTpr;  // rows of A a pass of the block
+  static constexpr bool kLean = kUntestedCopies && kPipeVecA && !WINDOW && !DENSE &&
+                                S % kLeanRows == 0 && kAQuads % kLeanTpr == 0;
+  struct Lean {
+    const float* a;      // this thread's first float4 of A in the next slab to issue
+    const float* b;      // its first float4 of B there
+    std::size_t a_pass;  // elements between its rows of A (kLeanRows rows apart)
+    std::size_t b_slab;  // elements of B a slab
+    std::size_t b_pass;  // elements between its copies of B in one slab
+    int b_bytes;         // 16, or 0 past N (zero-filled copies from B itself, which never moves)
+    int a_bytes;         // 16, or 0 past M (zero-filled copies from A's first row)
+  };
+  // N a multiple of 4 (the tile's float4s of B whole or past N) where the tile passes N; where
+  // it passes M, a thread's copies of A one row (one pass of the block over the rows).
+  __device__ static bool lean_applies(const GemmArgs& p, int x0, int s0) {
+    return tile::aligned16(p.a) && p.lda % 4 == 0 && tile::aligned16(p.b) && p.ldb % 4 == 0 &&
+           (x0 + kTileN <= p.n || p.n % 4 == 0) && (s0 + S <= p.m || S == kLeanRows);
+  }
+  __device__ __forceinline__ static Lean plan_lean(const GemmArgs& p, int x0, int s0, int kb) {
+    const int t = int(threadIdx.x);
+    const int col = x0 + 4 * (t % kLanes), row = s0 + t / kLeanTpr;
+    const std::size_t ldb = col < p.n ? std::size_t(p.ldb) : 0;
+    return {p.a + std::size_t(row < p.m ? row : 0) * std::size_t(p.lda) + kb + 4 * (t % kLeanTpr),
+            p.b + std::size_t(kb + t / kLanes) * ldb + (col < p.n ? col : 0),
+            std::size_t(kLeanRows) * std::size_t(p.lda), std::size_t(ROWS) * ldb,
+            std::size_t(kVecRowsPerPass) * ldb, col < p.n ? 16 : 0, row < p.m ? 16 : 0};
+  }
+  // Slab st into its stage (the slab l points at), then l steps to the next.
+  __device__ __forceinline__ static void issue_lean(Lean& l, float* sm, int st) {
+    const int t = int(threadIdx.x);
+    float* buf = sm + (st % STAGES) * kStageFloats;
+    float* b_dst = buf + b_at(t / kLanes) + 4 * (t % kLanes);
+    const float* b = l.b;
+    OCCTUNE_SKINNY_UNROLL
+    for (int j = 0; j < ROWS / kVecRowsPerPass; ++j, b += l.b_pass)
+      tile::copy_async<16, !SMALL_N, true>(b_dst + j * b_at(kVecRowsPerPass), b, l.b_bytes);
+    float* a_dst = buf + kBFloats + (t / kLeanTpr) * ROWS + 4 * (t % kLeanTpr);
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < S / kLeanRows; ++i) {
+      const float* a = l.a + i * l.a_pass;
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < kAQuads / kLeanTpr; ++j)
+        tile::copy_async<16, SMALL_N, true>(a_dst + i * kLeanRows * ROWS + 4 * kLeanTpr * j,
+                                            a + 4 * kLeanTpr * j, l.a_bytes);
+    }
+    tile::copy_commit();
+    l.a += ROWS;
+    l.b += l.b_slab;
+  }
 
   // WINDOW: how many floats past a 16-byte boundary B's element (row, x0) lies: the same for
   // every row that differs from `row` by a multiple of 4 (x0 is a multiple of 4).
@@ -443,75 +510,150 @@ struct SkinnyPipeIn {
     const int kb = SPLITS == 1 ? 0 : int(blockIdx.z) * chunk;
     const int ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
-    const Copies copies = plan_copies(p, x0, s0, kb, ke);
     float acc[kRowsPerThread][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
-    OCCTUNE_SKINNY_UNROLL
-    for (int st = 0; st < STAGES - 1; ++st) issue(copies, sm, st, slabs);
     // H > 1: warp w takes the block's rows of C from 16 * (w % H), over all of the slab's rows
     // (so a warp's shared-memory reads are those of H = 1).
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes;
     const int my_s0 = warp % H * kRowsPerThread;
-    const int dense_n = kDenseB && copies.dense ? p.n : 0;
-    for (int st = 0; st < slabs; ++st) {
-      tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
-      __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
-      issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
-      const float* buf = sm + (st % STAGES) * kStageFloats;
-      if constexpr (kPipeVecA) {
+    int st = 0;  // the next slab to consume
+    bool issued = false;  // whether the first STAGES - 1 slabs are issued
+    if constexpr (kLean) {
+      // The slabs whose copies are whole, by the lean copies (Lean); the others below.
+      const int whole = (ke - kb) / ROWS;
+      if (lean_applies(p, x0, s0) && whole >= STAGES - 1) {
+        Lean l = plan_lean(p, x0, s0, kb);
         OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < ROWS / kSlots; j += 4)
-          fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
-      } else {
-        OCCTUNE_SKINNY_UNROLL
-        for (int j = 0; j < ROWS / kSlots; ++j) {
-          const int r = slot + kSlots * j;
-          const float4 v = tile::load4(buf + b_at(r) + 4 * q);
-          float a[S];
-          if constexpr (S % 4 == 0) {
-            OCCTUNE_SKINNY_UNROLL
-            for (int s = 0; s < S; s += 4) {
-              const float4 w = tile::load4(buf + kBFloats + r * S + s);
-              a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
-            }
-          } else {
-            a[0] = buf[kBFloats + r];  // one address per warp-row: a broadcast
-          }
-          OCCTUNE_SKINNY_UNROLL
-          for (int s = 0; s < S; ++s) {
-            acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
-            acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
-            acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
-            acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
-          }
+        for (int i = 0; i < STAGES - 1; ++i) issue_lean(l, sm, i);
+        issued = true;
+        for (; st + STAGES - 1 < whole; ++st) {
+          tile::copy_wait<STAGES - 2>();
+          __syncthreads();
+          issue_lean(l, sm, st + STAGES - 1);
+          consume(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, 0);
         }
       }
     }
+    // Planned here, after the lean loop, so that none of it is held across that loop.
+    const Copies copies = plan_copies(p, x0, s0, kb, ke);
+    if (!issued) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < STAGES - 1; ++i) issue(copies, sm, i, slabs);
+    }
+    const int dense_n = kDenseB && copies.dense ? p.n : 0;
+    for (; st < slabs; ++st) {
+      tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
+      __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
+      issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
+      consume(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, dense_n);
+    }
     tile::copy_wait<0>();  // only empty groups are left; the ring is reused below
     __syncthreads();
-    float* red = sm;  // red[s][slot][column]
+    if constexpr (!WINDOW) {
+      sum_slots(p, acc, sm, slot, q, my_s0, s0, x0);
+    } else {
+      sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
+    }
+    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, s0, x0);
+  }
+
+  // A thread's FMAs over the landed slab in buf: its rows of the slab (slot, slot + kSlots, ...)
+  // times A's values at them, into its sums of C's rows my_s0 ... and columns 4q ... 4q + 3.
+  __device__ __forceinline__ static void consume(float (&acc)[kRowsPerThread][4], const float* buf,
+                                                 int slot, int q, int my_s0, int dense_n) {
+    if constexpr (kPipeVecA) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < ROWS / kSlots; j += 4)
+        fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
+    } else {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < ROWS / kSlots; ++j) {
+        const int r = slot + kSlots * j;
+        const float4 v = tile::load4(buf + b_at(r) + 4 * q);
+        float a[S];
+        if constexpr (S % 4 == 0) {
+          OCCTUNE_SKINNY_UNROLL
+          for (int s = 0; s < S; s += 4) {
+            const float4 w = tile::load4(buf + kBFloats + r * S + s);
+            a[s] = w.x, a[s + 1] = w.y, a[s + 2] = w.z, a[s + 3] = w.w;
+          }
+        } else {
+          a[0] = buf[kBFloats + r];  // one address per warp-row: a broadcast
+        }
+        OCCTUNE_SKINNY_UNROLL
+        for (int s = 0; s < S; ++s) {
+          acc[s][0] = fmaf(a[s], v.x, acc[s][0]);
+          acc[s][1] = fmaf(a[s], v.y, acc[s][1]);
+          acc[s][2] = fmaf(a[s], v.z, acc[s][2]);
+          acc[s][3] = fmaf(a[s], v.w, acc[s][3]);
+        }
+      }
+    }
+  }
+
+  // The slots' sums of the block's tile, added in slot order, and written to C (or, SPLITS > 1,
+  // to part[s][column] after them for the cluster's sum). A thread's four sums of a row are one
+  // float4 store, and a thread adds four columns at a time: the 64 KB of the 64-row rings' sums
+  // went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block that held
+  // every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final sums").
+  __device__ __forceinline__ static void sum_slots(const GemmArgs& p,
+                                                   const float (&acc)[kRowsPerThread][4],
+                                                   float* red, int slot, int q, int my_s0,
+                                                   int s0, int x0) {
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < kRowsPerThread; ++s)
+      tile::store4(red + (my_s0 + s) * kRedRow + slot * kTileN + 4 * q,
+                   make_float4(acc[s][0], acc[s][1], acc[s][2], acc[s][3]));
+    __syncthreads();
+    float* part = red + S * kRedRow;  // a cluster's block sums: part[s][column]
+    constexpr int kQuads = kTileN / 4;
+    for (int e = int(threadIdx.x); e < S * kQuads; e += kSkinnyThreads) {
+      const int s = e / kQuads, c = 4 * (e % kQuads), x = x0 + c;
+      if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
+      float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      for (int g = 0; g < kSlots; ++g) {
+        const float4 v = tile::load4(red + s * kRedRow + g * kTileN + c);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+      }
+      if constexpr (SPLITS > 1) {
+        tile::store4(part + s * kTileN + c, sum);
+      } else {
+        const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
+        float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < 4; ++j)
+          if (x + j < p.n) out[j] = scale_output(sums[j], out + j, p.alpha, p.beta);
+      }
+    }
+  }
+
+  // WINDOW: the same, element by element, each thread's sums at the columns they hold.
+  __device__ __forceinline__ static void sum_slots_window(const GemmArgs& p,
+                                                          const float (&acc)[kRowsPerThread][4],
+                                                          float* red, int slot, int q, int my_s0,
+                                                          int s0, int x0, int kb, int ke) {
     // WINDOW: this thread's rows are its slot plus multiples of 4, so they share one offset o,
     // and its sums are of the tile's columns 4q - o ... 4q + 3 - o; each slot covers every
     // column of the tile once (COLS floats from -o).
-    const int first = WINDOW ? 4 * q - window_offset(p, kb + slot, x0) : 4 * q;
+    const int first = 4 * q - window_offset(p, kb + slot, x0);
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < 4; ++j)
-        if (!WINDOW || (first + j >= 0 && first + j < kTileN))
-          red[((my_s0 + s) * kSlots + slot) * kTileN + first + j] = acc[s][j];
+        if (first + j >= 0 && first + j < kTileN)
+          red[(my_s0 + s) * kRedRow + slot * kTileN + first + j] = acc[s][j];
     }
     __syncthreads();
-    float* part = red + S * kSlots * kTileN;  // a cluster's block sums: part[s][column]
+    float* part = red + S * kRedRow;  // a cluster's block sums: part[s][column]
     for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
       const int s = e / kTileN, c = e % kTileN, x = x0 + c;
       if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
       float sum = 0.0f;
-      for (int g = 0; g < kSlots; ++g) sum += red[(s * kSlots + g) * kTileN + c];
+      for (int g = 0; g < kSlots; ++g) sum += red[s * kRedRow + g * kTileN + c];
       // WINDOW: B's last row, which the ring did not copy (Copies::k_b), from the block that
       // holds it, after the slots' sums (a fixed order).
-      if (WINDOW && ke == p.k && ke > kb && s0 + s < p.m && x < p.n)
+      if (ke == p.k && ke > kb && s0 + s < p.m && x < p.n)
         sum = fmaf(p.a[std::size_t(s0 + s) * std::size_t(p.lda) + (p.k - 1)],
                    p.b[std::size_t(p.k - 1) * std::size_t(p.ldb) + x], sum);
       if constexpr (SPLITS > 1) {
@@ -521,7 +663,6 @@ struct SkinnyPipeIn {
         *out = scale_output(sum, out, p.alpha, p.beta);
       }
     }
-    if constexpr (SPLITS > 1) finish_cluster(p, part, s0, x0);
   }
 
   // The cluster's blocks hold their sums as part[s][column]; cluster_sum_in_rank_order

@@ -144,6 +144,14 @@ int main(int argc, char** argv) {
                                                                       16));
   configs.push_back(ring<k::SkinnyPipeSmallNRowGroups<64, 16, 64, 5>>("ring S64 c16 r64 s5", 9,
                                                                       16));
+  // Wave 23's calls A and B also ran 128 rows of C a block (H = 8: 88-163 µs at 8192x16x8192,
+  // none ahead anywhere), 128-row slabs at 64 rows (79.0) and 128-column rings for M <= 16
+  // (ahead by under 1% at 16x16384x16384 only); since, the two registered rings for M <= 16
+  // with K split over a cluster of 2, B the large operand.
+  configs.push_back(ring<k::SkinnyPipeCluster<16, 64, 64, 4, 2>>("mring S16 c64 r64 s4 x2", 9, 16,
+                                                                 true));
+  configs.push_back(ring<k::SkinnyPipeCluster<16, 32, 128, 4, 2>>("mring S16 c32 r128 s4 x2", 9,
+                                                                  16, true));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)

@@ -160,6 +160,12 @@ struct DenseTwin : std::false_type {};
 template <class V>
 struct DenseTwin<V, std::void_t<decltype(V::kDenseTwin)>> : std::bool_constant<V::kDenseTwin> {};
 
+// Whether V is a ring with the lean copies (kernels/skinny_pipe.cuh, kLean).
+template <class V, class = void>
+struct LeanCopies : std::false_type {};
+template <class V>
+struct LeanCopies<V, std::void_t<decltype(V::kLean)>> : std::bool_constant<V::kLean> {};
+
 // The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
 // the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
 // reduction happens in the kernel (the last block of a tile), so it has no second kernel; its
@@ -175,6 +181,7 @@ struct SkinnyCase {
   static constexpr bool kVectorA = V::kPipeVecA;
   static constexpr bool kWholeColumns = RowDot<V>::value;
   static constexpr bool kDenseTwin = DenseTwin<V>::value;
+  static constexpr bool kLean = LeanCopies<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
@@ -340,6 +347,11 @@ void check_variant(const std::string& symbol, bool repacked) {
   // the exact storage) over whole slabs, a partial one and a last float4 that B's end cuts
   // (K * N odd).
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 3, kP.bn - 3, 3 * kP.bk + 5});
+  // The rings' lean copies (kernels/skinny_pipe.cuh) with A and B aligned: a column tile that
+  // passes N, a multiple of 4 (zero-filled copies of B past N), a row tile that passes M (one
+  // pass of A's rows: zero-filled rows; two passes: the tested copies), and a K four rows past
+  // whole slabs (the lean copies, then the tested ones for the last slab).
+  if constexpr (LeanCopies<V>::value) shapes.push_back({kP.bm + 1, kP.bn + 4, 4 * kP.bk + 4});
   // Split-K with more splits than slabs: the empty slices must still be written (zeros).
   if (kP.splits > 1) shapes.push_back({kP.bm + 1, kP.bn - 1, 2 * kP.bk - 3});
   struct Run {
