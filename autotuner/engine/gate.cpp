@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "autotuner/core/flush_protocol.hpp"
+
 namespace occtune::gate {
 namespace {
 
@@ -111,6 +113,20 @@ BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKe
       target.layout == "nn" ? "" : ", layout " + target.layout, target.kernel, target.shape.str(),
       target.layout == "nn" ? "" : " --layout " + target.layout);
   return choice;
+}
+
+std::string flush_mismatch(const StoredRun& baseline, const std::string& current_flush,
+                           const std::string& current) {
+  const std::string then = stored_flush_protocol(baseline.policy_json);
+  if (then.empty() || current_flush.empty() || then == current_flush) return "";
+  return fmt::format(
+      "the baseline (run {}) was timed with the L2 flush {} and {} with {}: their samples differ "
+      "by the protocol, not the kernel (the memset flush left dirty lines that slowed "
+      "memory-bound kernels by up to 14%); store a baseline timed as {} is with `occtune tune "
+      "--kernel {} --shape {}{}`",
+      baseline.id, then, current, current_flush, current, baseline.key.kernel,
+      baseline.key.shape.str(),
+      baseline.key.layout == "nn" ? "" : " --layout " + baseline.key.layout);
 }
 
 std::vector<const StoredMeasurement*> ranked_ok(
@@ -274,6 +290,12 @@ GateReport compare_runs(const std::vector<RunRecord>& base,
     key.different_platform = choice.different_platform;
     if (choice.different_platform)
       key.notes.push_back("baseline measured on another platform: " + platform_of(then.run.key));
+    key.reason = flush_mismatch(then.run, stored_flush_protocol(now.run.policy_json), "NEW");
+    if (!key.reason.empty()) {
+      key.verdict = Verdict::kIncompatible;
+      report.keys.push_back(std::move(key));
+      continue;
+    }
     const auto base_ranked = ranked_ok(then.measurements);
     if (base_ranked.empty()) {
       key.verdict = Verdict::kMissing;

@@ -40,6 +40,12 @@ struct BaselineChoice {
 BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
                                bool allow_different_device);
 
+// Why a baseline timed with one L2 flush cannot judge samples timed with another
+// (autotuner/core/flush_protocol.hpp), or "" when they agree or either does not say. `current`
+// names the other side in the reason ("this check", "the new run").
+std::string flush_mismatch(const StoredRun& baseline, const std::string& current_flush,
+                           const std::string& current);
+
 // The passing measurements of a run, the search's recorded winner first, then fastest first
 // (median, then id): element 0 is what Store::best() serves (the cached winner) and the next
 // ones are its nearest runners-up.

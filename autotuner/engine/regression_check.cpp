@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "autotuner/core/flush_protocol.hpp"
 #include "autotuner/core/user_family.hpp"
 #include "kernels/registry.hpp"
 
@@ -117,6 +118,11 @@ KeyWork prepare(MeasurementBackend& backend, RunHistory& store,
   key.different_platform = choice.different_platform;
   if (choice.different_platform)
     key.notes.push_back("baseline measured on another platform: " + platform_of(w.base_run.key));
+  key.reason = flush_mismatch(w.base_run, flush_protocol(request.policy), "this check");
+  if (!key.reason.empty()) {
+    key.verdict = Verdict::kIncompatible;
+    return w;
+  }
   w.base_measurements = store.measurements(w.base_run.id);
   const auto ranked = ranked_ok(w.base_measurements);
   if (ranked.empty()) {

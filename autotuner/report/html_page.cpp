@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "autotuner/core/flush_protocol.hpp"
 #include "autotuner/report/charts.hpp"
 #include "autotuner/report/svg.hpp"
 
@@ -252,11 +253,8 @@ std::string protocol_text(const std::string& policy_json) {
   if (j.is_discarded() || !j.is_object()) return e(policy_json);
   auto get = [&](const char* key) { return j.contains(key) ? j.at(key).dump() : "?"; };
   // A run stored before the flush's method was recorded flushed with a memset (TimingPolicy).
-  std::string flush = get("flush_l2");
-  if (flush == "true")
-    flush = j.contains("flush_method") && j.at("flush_method").is_string()
-                ? e(j.at("flush_method").get<std::string>())
-                : "memset";
+  std::string flush = stored_flush_protocol(policy_json);
+  flush = flush.empty() ? "?" : e(flush);
   return fmt::format(
       "&ge;{} samples and &ge;{} s, IQR &le;{}, give up at {} s / {} samples, L2 flush {}, "
       "tolerance {}, seed {}",

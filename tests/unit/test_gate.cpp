@@ -203,6 +203,29 @@ TEST(Gate, OtherDriverIsIncompatibleUnlessAllowed) {
   EXPECT_EQ(report.exit_code(), 0);
 }
 
+// An export stored before the flush's method was recorded (its policy without flush_method)
+// was timed with the memset flush: a NEW run timed with the read flush is not judged against it.
+TEST(Gate, BaselineTimedWithAnotherL2FlushIsIncompatible) {
+  Pair pair(1.0);
+  std::vector<db::RunRecord> base = pair.base.records();
+  for (auto& r : base) {
+    auto policy = nlohmann::json::parse(r.run.policy_json);
+    ASSERT_EQ(policy.at("flush_method"), "read");
+    policy.erase("flush_method");
+    r.run.policy_json = policy.dump();
+  }
+  const GateReport report = compare_runs(base, pair.current.records(), {});
+  ASSERT_EQ(report.keys.size(), 2u);
+  for (auto& k : report.keys) {
+    EXPECT_EQ(k.verdict, Verdict::kIncompatible) << k.reason;
+    EXPECT_NE(k.reason.find("L2 flush memset and NEW with read"), std::string::npos) << k.reason;
+    EXPECT_NE(k.reason.find("occtune tune --kernel tiled_dynamic --shape " + k.shape.str()),
+              std::string::npos)
+        << k.reason;
+  }
+  EXPECT_EQ(report.exit_code(), 3);
+}
+
 TEST(Gate, BaselinePrefersTheSameDeviceThenTheNewestOfTheModel) {
   std::vector<db::StoredRun> runs(4);
   const auto target = db::CacheKey::make(gate_device("GPU-me"), "tiled_dynamic", "b", kSquare);

@@ -208,6 +208,26 @@ TEST(RegressionCheck, KeysWithoutAComparableBaseline) {
   EXPECT_NE(r.keys[0].verdict, Verdict::kIncompatible);
 }
 
+// A baseline timed with another L2 flush is not judged (docs/ci.md): its samples differ by the
+// protocol. Here the check runs without a flush against a baseline flushed by a read; nothing is
+// measured, and the reason says how to store a comparable baseline.
+TEST(RegressionCheck, BaselineTimedWithAnotherL2FlushIsIncompatible) {
+  Fixture f;
+  f.request.policy.flush_l2 = false;
+  const GateReport r = f.run();
+  ASSERT_EQ(r.keys.size(), 1u);
+  const KeyVerdict& k = r.keys[0];
+  EXPECT_EQ(k.verdict, Verdict::kIncompatible) << k.reason;
+  EXPECT_NE(k.reason.find("L2 flush read and this check with off"), std::string::npos) << k.reason;
+  EXPECT_NE(k.reason.find("occtune tune --kernel tiled_dynamic --shape 1024x1024x1024"),
+            std::string::npos)
+      << k.reason;
+  EXPECT_TRUE(f.backend.calls.empty()) << "nothing is measured for a key that cannot be judged";
+  EXPECT_EQ(r.exit_code(), 3);
+  f.request.policy.flush_l2 = true;
+  EXPECT_NE(f.run().keys[0].verdict, Verdict::kIncompatible);
+}
+
 TEST(RegressionCheck, OverrideMeasuresAnotherFamilyWithTheCachedParameters) {
   Fixture f;
   f.request.kernel_override["tiled_dynamic"] = "tiled_static";  // 25% slower at tile 32 here
