@@ -714,7 +714,9 @@ namespace occtune::kernels {
   X(Skinny<16, 1, 32>)
 // Registered for sm_90 only, and not run by the host emulator (which runs a grid's blocks one
 // after another, so no cluster barrier could complete there): the GPU tests and
-// scripts/sanitize.sh cover them.
+// scripts/sanitize.sh cover them. The 64-column ring for M <= 16 split over 2 comes with four
+// stages (wave 17) and five (wave 23, call J: with the lean copies, 16x8192x8192 68.6-69.6
+// against 71.1 us, 16x16384x16384 253.7-254.4 against 260.8-261.3; docs/PERFORMANCE.md).
 #define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X)     \
   X(SkinnyCluster<1, 0, 8>)                    \
   X(SkinnyClusterRealign<1, 0, 8>)             \
@@ -726,7 +728,8 @@ namespace occtune::kernels {
   X(SkinnyPipeWindowCluster<1, 64, 128, 4, 8>) \
   X(SkinnyPipeWindowCluster<8, 32, 128, 4, 4>) \
   X(SkinnyPipeCluster<16, 32, 128, 4, 2>)      \
-  X(SkinnyPipeCluster<16, 64, 64, 4, 2>)
+  X(SkinnyPipeCluster<16, 64, 64, 4, 2>)       \
+  X(SkinnyPipeCluster<16, 64, 64, 5, 2>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
                                                                  true));
   configs.push_back(ring<k::SkinnyPipeCluster<16, 32, 128, 4, 2>>("mring S16 c32 r128 s4 x2", 9,
                                                                   16, true));
+  // Call J: the 64-column ring with five stages, and with two of 128 rows.
+  configs.push_back(ring<k::SkinnyPipeCluster<16, 64, 64, 5, 2>>("mring S16 c64 r64 s5 x2", 9, 16,
+                                                                 true));
+  configs.push_back(ring<k::SkinnyPipeCluster<16, 64, 128, 2, 2>>("mring S16 c64 r128 s2 x2", 9,
+                                                                  16, true));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)
