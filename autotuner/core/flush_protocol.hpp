@@ -6,6 +6,7 @@
 // regression gate does not judge one against the other (docs/ci.md).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "autotuner/core/measurement.hpp"
@@ -16,5 +17,6 @@ std::string flush_protocol(const TimingPolicy& policy);
 
 // From a stored run's policy JSON; "" when it does not say (not JSON, or no flush_l2).
 std::string stored_flush_protocol(const std::string& policy_json);
+std::string stored_flush_protocol_of(const nlohmann::json& policy);  // parsed already
 
 }  // namespace occtune

@@ -69,12 +69,17 @@ std::string platform_of(const CacheKey& k) {
 }
 
 BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
-                               bool allow_different_device) {
-  int same_device = -1, same_model = -1, any = -1;
+                               bool allow_different_device, const CurrentSide& current) {
+  int same_device = -1, same_model = -1, any = -1, other_flush = -1;
   std::vector<std::string> others;
   for (int i = 0; i < int(runs.size()); ++i) {
     const StoredRun& run = runs[std::size_t(i)];
     if (run.status != RunStatus::kComplete || !same_target(run, target)) continue;
+    const std::string flush = stored_flush_protocol(run.policy_json);
+    if (!flush.empty() && !current.flush.empty() && flush != current.flush) {
+      if (other_flush < 0) other_flush = i;
+      continue;
+    }
     if (any < 0) any = i;
     if (same_platform(run.key, target)) {
       if (same_model < 0) same_model = i;
@@ -105,6 +110,19 @@ BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKe
         list, platform_of(target));
     return choice;
   }
+  if (other_flush >= 0) {
+    const StoredRun& run = runs[std::size_t(other_flush)];
+    choice.status = BaselineStatus::kIncompatible;
+    choice.reason = fmt::format(
+        "the baseline (run {}) was timed with the L2 flush {} and {} with {}: their samples "
+        "differ by the protocol, not the kernel (the memset flush left dirty lines that slowed "
+        "memory-bound kernels by up to 14%); store a baseline timed as {} is with `occtune tune "
+        "--kernel {} --shape {}{}`",
+        run.id, stored_flush_protocol(run.policy_json), current.name, current.flush,
+        current.name, target.kernel, target.shape.str(),
+        target.layout == "nn" ? "" : " --layout " + target.layout);
+    return choice;
+  }
   choice.status = BaselineStatus::kMissing;
   choice.reason = fmt::format(
       "no complete tuning run of {} {} ({}{}) to compare with; run `occtune "
@@ -113,20 +131,6 @@ BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKe
       target.layout == "nn" ? "" : ", layout " + target.layout, target.kernel, target.shape.str(),
       target.layout == "nn" ? "" : " --layout " + target.layout);
   return choice;
-}
-
-std::string flush_mismatch(const StoredRun& baseline, const std::string& current_flush,
-                           const std::string& current) {
-  const std::string then = stored_flush_protocol(baseline.policy_json);
-  if (then.empty() || current_flush.empty() || then == current_flush) return "";
-  return fmt::format(
-      "the baseline (run {}) was timed with the L2 flush {} and {} with {}: their samples differ "
-      "by the protocol, not the kernel (the memset flush left dirty lines that slowed "
-      "memory-bound kernels by up to 14%); store a baseline timed as {} is with `occtune tune "
-      "--kernel {} --shape {}{}`",
-      baseline.id, then, current, current_flush, current, baseline.key.kernel,
-      baseline.key.shape.str(),
-      baseline.key.layout == "nn" ? "" : " --layout " + baseline.key.layout);
 }
 
 std::vector<const StoredMeasurement*> ranked_ok(
@@ -273,7 +277,8 @@ GateReport compare_runs(const std::vector<RunRecord>& base,
       key.notes.push_back(fmt::format("NEW has no complete run for this key; its newest run is {}",
                                       to_string(now.run.status)));
     const BaselineChoice choice =
-        choose_baseline(base_runs, now.run.key, options.allow_different_device);
+        choose_baseline(base_runs, now.run.key, options.allow_different_device,
+                        {stored_flush_protocol(now.run.policy_json), "NEW"});
     if (choice.status != BaselineStatus::kFound) {
       key.verdict =
           choice.status == BaselineStatus::kMissing ? Verdict::kMissing : Verdict::kIncompatible;
@@ -290,12 +295,6 @@ GateReport compare_runs(const std::vector<RunRecord>& base,
     key.different_platform = choice.different_platform;
     if (choice.different_platform)
       key.notes.push_back("baseline measured on another platform: " + platform_of(then.run.key));
-    key.reason = flush_mismatch(then.run, stored_flush_protocol(now.run.policy_json), "NEW");
-    if (!key.reason.empty()) {
-      key.verdict = Verdict::kIncompatible;
-      report.keys.push_back(std::move(key));
-      continue;
-    }
     const auto base_ranked = ranked_ok(then.measurements);
     if (base_ranked.empty()) {
       key.verdict = Verdict::kMissing;

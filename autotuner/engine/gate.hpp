@@ -35,16 +35,21 @@ struct BaselineChoice {
   std::string reason;               // for kMissing and kIncompatible
 };
 
-// The newest complete run with the target's kernel, dtype and shape on the same platform,
-// preferring the target's own device UUID. `runs` is newest first (Store::runs order).
-BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
-                               bool allow_different_device);
+// The side a baseline will judge: the L2 flush its samples were timed with
+// (autotuner/core/flush_protocol.hpp; "" when unknown, which any baseline matches) and its name
+// in a reason ("this check", "NEW").
+struct CurrentSide {
+  std::string flush;
+  std::string name = "the current side";
+};
 
-// Why a baseline timed with one L2 flush cannot judge samples timed with another
-// (autotuner/core/flush_protocol.hpp), or "" when they agree or either does not say. `current`
-// names the other side in the reason ("this check", "the new run").
-std::string flush_mismatch(const StoredRun& baseline, const std::string& current_flush,
-                           const std::string& current);
+// The newest complete run with the target's kernel, dtype and shape on the same platform,
+// preferring the target's own device UUID. `runs` is newest first (Store::runs order). A run
+// timed with another L2 flush than `current` is never a baseline: samples taken after the memset
+// flush (runs stored before wave 22) made memory-bound kernels 3-14% slower than the read flush
+// does, which could hide a regression; when only such runs exist the key is INCOMPATIBLE.
+BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
+                               bool allow_different_device, const CurrentSide& current = {});
 
 // The passing measurements of a run, the search's recorded winner first, then fastest first
 // (median, then id): element 0 is what Store::best() serves (the cached winner) and the next

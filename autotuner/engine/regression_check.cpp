@@ -107,7 +107,8 @@ KeyWork prepare(MeasurementBackend& backend, RunHistory& store,
   const auto target =
       CacheKey::make(device, kernel, family_build_id(kernel, request.build_id), shape, "f32",
                          layout_name(request.layout));
-  const BaselineChoice choice = choose_baseline(runs, target, request.gate.allow_different_device);
+  const BaselineChoice choice = choose_baseline(runs, target, request.gate.allow_different_device,
+                                                {flush_protocol(request.policy), "this check"});
   if (choice.status != BaselineStatus::kFound) {
     key.verdict =
         choice.status == BaselineStatus::kMissing ? Verdict::kMissing : Verdict::kIncompatible;
@@ -118,11 +119,6 @@ KeyWork prepare(MeasurementBackend& backend, RunHistory& store,
   key.different_platform = choice.different_platform;
   if (choice.different_platform)
     key.notes.push_back("baseline measured on another platform: " + platform_of(w.base_run.key));
-  key.reason = flush_mismatch(w.base_run, flush_protocol(request.policy), "this check");
-  if (!key.reason.empty()) {
-    key.verdict = Verdict::kIncompatible;
-    return w;
-  }
   w.base_measurements = store.measurements(w.base_run.id);
   const auto ranked = ranked_ok(w.base_measurements);
   if (ranked.empty()) {

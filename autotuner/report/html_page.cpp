@@ -253,7 +253,7 @@ std::string protocol_text(const std::string& policy_json) {
   if (j.is_discarded() || !j.is_object()) return e(policy_json);
   auto get = [&](const char* key) { return j.contains(key) ? j.at(key).dump() : "?"; };
   // A run stored before the flush's method was recorded flushed with a memset (TimingPolicy).
-  std::string flush = stored_flush_protocol(policy_json);
+  std::string flush = stored_flush_protocol_of(j);
   flush = flush.empty() ? "?" : e(flush);
   return fmt::format(
       "&ge;{} samples and &ge;{} s, IQR &le;{}, give up at {} s / {} samples, L2 flush {}, "

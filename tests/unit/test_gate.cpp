@@ -11,6 +11,7 @@
 
 #include "autotuner/core/error.hpp"
 #include "autotuner/core/job_config.hpp"
+#include "autotuner/core/model_json.hpp"
 #include "autotuner/engine/gate.hpp"
 #include "autotuner/output/gate_output.hpp"
 #include "db/exchange.hpp"
@@ -246,6 +247,29 @@ TEST(Gate, BaselinePrefersTheSameDeviceThenTheNewestOfTheModel) {
   EXPECT_NE(none.reason.find("--allow-different-device"), std::string::npos);
   EXPECT_EQ(choose_baseline(runs, target, true).index, 0);
   EXPECT_EQ(choose_baseline({}, target, false).status, BaselineStatus::kMissing);
+}
+
+// A run timed with another L2 flush is skipped for an older one timed as the current side is;
+// with none such the key is INCOMPATIBLE. A side whose flush is unknown takes the newest run.
+TEST(Gate, BaselineIsTheNewestRunTimedWithTheSameFlush) {
+  std::vector<db::StoredRun> runs(2);
+  const auto target = db::CacheKey::make(gate_device("GPU-me"), "tiled_dynamic", "b", kSquare);
+  for (auto& r : runs) {
+    r.key = target;
+    r.status = RunStatus::kComplete;
+  }
+  runs[0].id = 8;
+  runs[0].policy_json = R"({"flush_l2": false})";                      // newest, no flush
+  runs[1].id = 7;
+  runs[1].policy_json = model::to_json(TimingPolicy{}).dump();          // the read flush
+  EXPECT_EQ(choose_baseline(runs, target, false, {"read", "this check"}).index, 1);
+  EXPECT_EQ(choose_baseline(runs, target, false, {"off", "this check"}).index, 0);
+  EXPECT_EQ(choose_baseline(runs, target, false).index, 0);
+  const BaselineChoice none = choose_baseline(runs, target, true, {"memset", "NEW"});
+  EXPECT_EQ(none.status, BaselineStatus::kIncompatible);
+  EXPECT_NE(none.reason.find("(run 8) was timed with the L2 flush off and NEW with memset"),
+            std::string::npos)
+      << none.reason;
 }
 
 TEST(Gate, TheRecordedWinnerIsTheCachedWinner) {
