@@ -41,9 +41,9 @@ namespace occtune::kernels {
 // 16x8192x8192 70% (docs/PERFORMANCE.md, "A's rows as vectors").
 // SMALL_N: the ring for N <= 16 with a large A (its "side 1"): the same kernel, A now the
 // operand read once (its vector copies evict-first) and B the one every block reads (plain
-// copies, kept in L2), on 16-column tiles whose B rows are padded to 20 floats, or 8-column
+// copies, kept in L2), on 16-column tiles whose B rows are swizzled (kBSwizzle), or 8-column
 // tiles for N <= 8 and 4-column ones (8 rows of C a block) for N <= 4 (a half or a quarter of
-// the FMAs a row of A; kBGap).
+// the FMAs a row of A).
 // H = 2 or 4 (SMALL_N): the block's S = 16 H rows of C split between H groups of its warps
 // (warp w takes rows 16 * (w % H) ...), 16 each, so that each slab of B, which every block reads
 // from L2, serves H times the rows of A: at N = 16 the 16-row ring reads as many bytes of B
@@ -99,18 +99,26 @@ struct SkinnyPipeIn {
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
-  // kPipeVecA: four rows a thread at a time. On 16 columns two of those rows (four apart) would
-  // share one quarter-warp's banks, so B's rows are 20 floats apart there (kBRow); on 8, four
-  // would, and every fourth row is followed by 8 floats (kBGap), so that rows 4 apart start 40
-  // floats apart; on 4, eight would, and 4 floats after every fourth row make rows 4 apart start
-  // 20 floats apart: b_at(row) is where a row of the slab starts.
+  // kPipeVecA: four rows a thread at a time, so a quarter-warp's loads of B take rows four
+  // apart; narrower than 32 columns (kBSwizzle), 128 / (4 COLS) such rows would share its banks.
+  // B's rows lie dense, kBLine to a 128-byte line, and their places inside a line are swizzled
+  // by the bits above the row's lowest two (b_row): rows four apart then lie on other banks, and
+  // a warp's 16-byte copies of consecutive rows still write whole lines. Rows padded apart
+  // instead (20 floats at 16 columns, a gap every fourth row at 8 and 4, wave 14 to 23) cost the
+  // copies: at 8192x16x8192 a warp's copy of its eight 64-byte rows took 15 shared-memory
+  // wavefronts, not 4 (Nsight Compute, wave 24 call A). b_at(row) is where a row starts.
   static_assert(!kPipeVecA || ROWS / kSlots % 4 == 0,
                 "skinny pipe: A's vectors need four rows a thread");
   static_assert(!SMALL_N || kPipeVecA, "skinny pipe: N small on A's vectors");
-  static constexpr int kBRow = kPipeVecA && COLS == 16 ? COLS + 4 : COLS;
-  static constexpr int kBGap = kPipeVecA && COLS < 16 ? COLS : 0;  // a row's width, every 4 rows
-  __host__ __device__ static constexpr int b_at(int row) { return row * kBRow + row / 4 * kBGap; }
-  static constexpr int kBFloats = b_at(ROWS);  // B's part of a stage; A's follows
+  static constexpr bool kBSwizzle = kPipeVecA && COLS < 32;
+  static constexpr int kBLine = COLS < 32 ? 32 / COLS : 1;  // rows a 128-byte line
+  __host__ __device__ static constexpr int b_row(int row) {  // the place of a row in the slab
+    return kBSwizzle ? row ^ ((row >> 2) & (kBLine - 1)) : row;
+  }
+  __host__ __device__ static constexpr int b_at(int row) { return b_row(row) * COLS; }
+  // Offsets of whole groups of 4 kBLine rows add (b_at(r + 4 kBLine j) = b_at(r) + ...).
+  static_assert(!kBSwizzle || ROWS % (4 * kBLine) == 0, "skinny pipe: whole swizzled groups");
+  static constexpr int kBFloats = ROWS * COLS;  // B's part of a stage; A's follows
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
   static constexpr int kAQuads = ROWS / 4;
   static_assert(!kPipeVecA || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A");
@@ -141,8 +149,9 @@ struct SkinnyPipeIn {
   static_assert(kSkinnyThreads % COLS == 0 && kSkinnyThreads % S == 0 &&
                     ROWS % kVecRowsPerPass == 0 && ROWS % kElemRowsPerPass == 0,
                 "skinny pipe: whole passes of the block's copies");
-  static_assert(kBGap == 0 || (kVecRowsPerPass % 4 == 0 && kElemRowsPerPass % 4 == 0),
-                "skinny pipe: a pass of B's copies is whole groups of four rows");
+  static_assert(!kBSwizzle || (kVecRowsPerPass % (4 * kBLine) == 0 &&
+                                kElemRowsPerPass % (4 * kBLine) == 0),
+                "skinny pipe: a pass of B's copies is whole swizzled groups of rows");
   // Passes of the block's threads over `copies` copies of A a slab, and whether the last one
   // leaves threads out (ptxas does not know that t < 256); always tested without
   // kUntestedCopies, whose rings keep wave 14's SASS.
@@ -484,8 +493,10 @@ struct SkinnyPipeIn {
         v[i] = make_float4(r[0], r[1], r[2], r[3]);
       }
     } else {
+      // base is a multiple of 4: row base + i lies at b_row(base) ^ i (kBSwizzle).
+      const int at = b_row(base);
       OCCTUNE_SKINNY_UNROLL
-      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + b_at(base + i) + 4 * q);
+      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (at ^ i) * COLS + 4 * q);
     }
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) {
