@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cluster_inbox.cuh"
 #include "kernels/gemm_entry.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/tile_core.cuh"
@@ -125,7 +126,10 @@ struct SkinnyPipeIn {
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = kBFloats + ROWS * S;
-  static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
+  // SPLITS > 1: the cluster's sums go through an inbox after the stages (ClusterInbox).
+  using Inbox = ClusterInbox<SPLITS, S * kTileN, kSkinnyThreads>;
+  static constexpr std::size_t kRingBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
+  static constexpr std::size_t kSmemBytes = kRingBytes + Inbox::kBytes;
   // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
   // Without WINDOW the sums go and come back as float4s (sum_slots below), and each row of C's
   // slots is followed by kRedPad floats: narrower than 32 columns, a quarter-warp's float4 loads
@@ -521,6 +525,8 @@ struct SkinnyPipeIn {
     const int kb = SPLITS == 1 ? 0 : int(blockIdx.z) * chunk;
     const int ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
+    float* inbox = sm + kRingBytes / sizeof(float);
+    if constexpr (SPLITS > 1) Inbox::open(inbox);
     float acc[kRowsPerThread][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
@@ -566,7 +572,7 @@ struct SkinnyPipeIn {
     } else {
       sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
     }
-    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, s0, x0);
+    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
   }
 
   // A thread's FMAs over the landed slab in buf: its rows of the slab (slot, slot + kSlots, ...)
@@ -676,11 +682,12 @@ struct SkinnyPipeIn {
     }
   }
 
-  // The cluster's blocks hold their sums as part[s][column]; cluster_sum_in_rank_order
-  // (kernels/skinny.cuh) adds them and writes C.
-  __device__ static void finish_cluster(const GemmArgs& p, float* part, int s0, int x0) {
-    cluster_sum_in_rank_order<SPLITS, S * kTileN>(
-        part, [&](int e) { return s0 + e / kTileN < p.m && x0 + e % kTileN < p.n; },
+  // The cluster's blocks hold their sums as part[s][column]; the inbox (ClusterInbox) adds them
+  // and writes C.
+  __device__ static void finish_cluster(const GemmArgs& p, const float* part, float* inbox, int s0,
+                                        int x0) {
+    Inbox::gather(
+        part, inbox, [&](int e) { return s0 + e / kTileN < p.m && x0 + e % kTileN < p.n; },
         [&](int e, float sum) {
           float* out = p.c + std::size_t(s0 + e / kTileN) * std::size_t(p.ldc) + x0 + e % kTileN;
           *out = scale_output(sum, out, p.alpha, p.beta);

@@ -14,6 +14,7 @@
 
 #include "kernels/grid_dependency.cuh"
 #include "kernels/gemm_entry.cuh"
+#include "kernels/mbarrier.cuh"  // smem_u32, mbar_*
 #include "kernels/streamk_fixup.cuh"
 #include "kernels/streamk_plan.cuh"
 #include "kernels/tile_core.cuh"  // tile::fma_outer
@@ -26,56 +27,7 @@
 namespace occtune::kernels {
 namespace tma {
 
-// ---- PTX wrappers: mbarrier, TMA, fences ----------------------------------------------------
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-// Makes the initialised barriers visible to the other threads and to the async proxy (TMA's
-// complete_tx) before anyone uses them; a __syncthreads follows.
-__device__ __forceinline__ void mbar_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-// One arrival (the producer's) plus `bytes` of expected transactions for the current phase.
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-// One arrival with the default .release.cta semantics: this thread's earlier shared-memory reads
-// and writes are ordered before it.
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-// True once the phase with parity `parity` has completed (default .acquire.cta semantics).
-__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
-// No time limit (the lab had one): a hung candidate is the worker's to contain
-// (docs/architecture.md), and a guard's code would cost registers in the consumers' loop.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  while (!mbar_try_wait(bar, parity)) {
-  }
-}
+// ---- PTX wrappers: TMA, fences (the mbarrier ones: kernels/mbarrier.cuh) ------------------
 
 template <int kRegs>
 __device__ __forceinline__ void regs_dec() {
