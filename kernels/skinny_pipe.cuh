@@ -50,15 +50,16 @@ namespace occtune::kernels {
 // from L2, serves H times the rows of A: at N = 16 the 16-row ring reads as many bytes of B
 // from L2 as of A from HBM, and L2, not HBM, was its bound (docs/PERFORMANCE.md, "The rings
 // for N <= 16 in row groups").
-// Dense B (SMALL_N): where B's rows are not 16-byte aligned but B is dense (ldb = N, B itself
-// aligned) and the tile holds all of N, a slab's ROWS rows of B are one stretch of ROWS * N
-// floats whose start is 16-byte aligned (ROWS is a multiple of 4): it is copied by 16-byte
-// cp.async as it lies, unpadded, and the FMA loop reads a row's four columns as four floats,
-// instead of COLS 4-byte copies a row of which COLS - N only fill zeros. Columns past N then
-// hold the next row's values: their sums are never written. The dense path is a kernel of its
-// own (DENSE, the variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies:
-// built into every ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18,
-// call J).
+// Dense B (SMALL_N): where B is dense (ldb = N, B itself aligned) and N below the tile's width,
+// a slab's ROWS rows of B are one stretch of ROWS * N floats whose start is 16-byte aligned
+// (ROWS is a multiple of 4): it is copied by 16-byte cp.async as it lies, unpadded, and the FMA
+// loop reads a row's four columns as four floats (one float4 where N is a multiple of 4),
+// instead of COLS 4-byte copies a row of which COLS - N only fill zeros (B's rows misaligned),
+// or 16-byte ones whose 32-byte pieces of B land in two rows of the slab (N = 12: 21 shared-
+// memory wavefronts a warp's copy, wave 24 call C). Columns past N then hold the next row's
+// values: their sums are never written. The dense path is a kernel of its own (DENSE, the
+// variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies: built into every
+// ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18, call J).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
           bool SMALL_N = false, int H = 1, bool DENSE = false>
 struct SkinnyPipeIn {
@@ -92,10 +93,15 @@ struct SkinnyPipeIn {
   static constexpr bool kDenseB = DENSE;       // is that kernel
   using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
-  // B's rows not 16-byte aligned, B dense and aligned, and the tile as wide as N.
+  // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
+  // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
+  // block: the dense kernel's lean loop gains 6-30% at N = 12 from 16 slabs a block up, and its
+  // tested copies lose 4-15% at 2-6 (wave 24, calls E and F).
+  static constexpr int kDenseMinSlabs = 8;
   __host__ __device__ static bool dense_b_applies(const GemmArgs& p) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
-    return SMALL_N && aligned && p.ldb % 4 != 0 && p.ldb == p.n && p.n <= COLS;
+    const bool long_k = (p.k + SPLITS - 1) / SPLITS >= kDenseMinSlabs * ROWS;
+    return SMALL_N && aligned && p.ldb == p.n && p.n < COLS && (p.n % 4 != 0 || long_k);
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
@@ -215,8 +221,11 @@ struct SkinnyPipeIn {
   // call C).
   static constexpr int kLeanTpr = kSkinnyThreads / S > 8 ? kSkinnyThreads / S : 8;
   static constexpr int kLeanRows = kSkinnyThreads / kLeanTpr;  // rows of A a pass of the block
-  static constexpr bool kLean = kUntestedCopies && kPipeVecA && !WINDOW && !DENSE &&
+  // kDenseB (where dense_b_applies): B's slab copied dense (above) by the lean copies too, float4
+  // t + kSkinnyThreads j of the slab's stretch by thread t, at most kDensePasses a thread.
+  static constexpr bool kLean = kUntestedCopies && kPipeVecA && !WINDOW &&
                                 S % kLeanRows == 0 && kAQuads % kLeanTpr == 0;
+  static constexpr int kDensePasses = (ROWS * COLS / 4 + kSkinnyThreads - 1) / kSkinnyThreads;
   struct Lean {
     const float* a;      // this thread's first float4 of A in the next slab to issue
     const float* b;      // its first float4 of B there
@@ -225,31 +234,52 @@ struct SkinnyPipeIn {
     std::size_t b_pass;  // elements between its copies of B in one slab
     int b_bytes;         // 16, or 0 past N (zero-filled copies from B itself, which never moves)
     int a_bytes;         // 16, or 0 past M (zero-filled copies from A's first row)
+    int dense_passes;    // kDenseB: its float4s of B's dense slab
   };
   // N a multiple of 4 (the tile's float4s of B whole or past N) where the tile passes N; where
-  // it passes M, a thread's copies of A one row (one pass of the block over the rows).
+  // it passes M, a thread's copies of A one row (one pass of the block over the rows). The
+  // dense-B kernel's where B goes dense, whatever N: a slab's stretch of B starts 16-byte aligned
+  // (ROWS and every block's first row of K multiples of 4).
   __device__ static bool lean_applies(const GemmArgs& p, int x0, int s0) {
-    return tile::aligned16(p.a) && p.lda % 4 == 0 && tile::aligned16(p.b) && p.ldb % 4 == 0 &&
-           (x0 + kTileN <= p.n || p.n % 4 == 0) && (s0 + S <= p.m || S == kLeanRows);
+    const bool b = kDenseB ? dense_b_applies(p)
+                           : tile::aligned16(p.b) && p.ldb % 4 == 0 &&
+                                 (x0 + kTileN <= p.n || p.n % 4 == 0);
+    return tile::aligned16(p.a) && p.lda % 4 == 0 && b && (s0 + S <= p.m || S == kLeanRows);
   }
   __device__ __forceinline__ static Lean plan_lean(const GemmArgs& p, int x0, int s0, int kb) {
     const int t = int(threadIdx.x);
     const int col = x0 + 4 * (t % kLanes), row = s0 + t / kLeanTpr;
     const std::size_t ldb = col < p.n ? std::size_t(p.ldb) : 0;
-    return {p.a + std::size_t(row < p.m ? row : 0) * std::size_t(p.lda) + kb + 4 * (t % kLeanTpr),
-            p.b + std::size_t(kb + t / kLanes) * ldb + (col < p.n ? col : 0),
-            std::size_t(kLeanRows) * std::size_t(p.lda), std::size_t(ROWS) * ldb,
-            std::size_t(kVecRowsPerPass) * ldb, col < p.n ? 16 : 0, row < p.m ? 16 : 0};
+    const float* a =
+        p.a + std::size_t(row < p.m ? row : 0) * std::size_t(p.lda) + kb + 4 * (t % kLeanTpr);
+    const std::size_t a_pass = std::size_t(kLeanRows) * std::size_t(p.lda);
+    if constexpr (kDenseB) {  // B dense (lean_applies: ldb = N)
+      constexpr int kPass = 4 * kSkinnyThreads;  // floats of the stretch a pass of the block
+      const int floats = ROWS * p.n - 4 * t;      // of the slab's stretch from this thread's first
+      return {a, p.b + std::size_t(kb) * std::size_t(p.n) + 4 * t, a_pass,
+              std::size_t(ROWS) * std::size_t(p.n), std::size_t(kPass), 16, row < p.m ? 16 : 0,
+              floats > 0 ? (floats + kPass - 1) / kPass : 0};
+    }
+    return {a, p.b + std::size_t(kb + t / kLanes) * ldb + (col < p.n ? col : 0), a_pass,
+            std::size_t(ROWS) * ldb, std::size_t(kVecRowsPerPass) * ldb, col < p.n ? 16 : 0,
+            row < p.m ? 16 : 0, 0};
   }
   // Slab st into its stage (the slab l points at), then l steps to the next.
   __device__ __forceinline__ static void issue_lean(Lean& l, float* sm, int st) {
     const int t = int(threadIdx.x);
     float* buf = sm + (st % STAGES) * kStageFloats;
-    float* b_dst = buf + b_at(t / kLanes) + 4 * (t % kLanes);
     const float* b = l.b;
-    OCCTUNE_SKINNY_UNROLL
-    for (int j = 0; j < ROWS / kVecRowsPerPass; ++j, b += l.b_pass)
-      tile::copy_async<16, !SMALL_N, true>(b_dst + j * b_at(kVecRowsPerPass), b, l.b_bytes);
+    if constexpr (kDenseB) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < kDensePasses; ++j, b += l.b_pass)
+        if (j < l.dense_passes)
+          tile::copy_async<16, false, true>(buf + 4 * (t + kSkinnyThreads * j), b, 16);
+    } else {
+      float* b_dst = buf + b_at(t / kLanes) + 4 * (t % kLanes);
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < ROWS / kVecRowsPerPass; ++j, b += l.b_pass)
+        tile::copy_async<16, !SMALL_N, true>(b_dst + j * b_at(kVecRowsPerPass), b, l.b_bytes);
+    }
     float* a_dst = buf + kBFloats + (t / kLeanTpr) * ROWS + 4 * (t % kLeanTpr);
     OCCTUNE_SKINNY_UNROLL
     for (int i = 0; i < S / kLeanRows; ++i) {
@@ -485,12 +515,17 @@ struct SkinnyPipeIn {
   // kPipeVecA: a thread's four consecutive rows base ... base + 3 of the slab: B's four float4s,
   // then one float4 of A per s (A's values at those rows; the thread's rows of C from s0) and
   // sixteen FMAs.
-  // dense_n: B's rows dense, dense_n floats apart (kDenseB), else 0.
+  // dense_n: B's rows dense, dense_n floats apart (kDenseB), else 0; DENSE_VEC: dense_n is a
+  // multiple of 4 (the dense-B kernel's lean loop there), so a row's four columns are one float4.
+  template <bool DENSE_VEC>
   __device__ __forceinline__ static void fma_rows4(float (&acc)[kRowsPerThread][4],
                                                    const float* buf, int base, int q, int s0,
                                                    int dense_n) {
     float4 v[4];
-    if (kDenseB && dense_n) {
+    if constexpr (DENSE_VEC) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (base + i) * dense_n + 4 * q);
+    } else if (kDenseB && dense_n) {
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
         const float* r = buf + (base + i) * dense_n + 4 * q;
@@ -537,19 +572,15 @@ struct SkinnyPipeIn {
     int st = 0;  // the next slab to consume
     bool issued = false;  // whether the first STAGES - 1 slabs are issued
     if constexpr (kLean) {
-      // The slabs whose copies are whole, by the lean copies (Lean); the others below.
+      // The slabs whose copies are whole, by the lean copies (Lean); the others below. The
+      // dense-B kernel reads B's rows as float4s where N is a multiple of 4, else as floats.
       const int whole = (ke - kb) / ROWS;
       if (lean_applies(p, x0, s0) && whole >= STAGES - 1) {
-        Lean l = plan_lean(p, x0, s0, kb);
-        OCCTUNE_SKINNY_UNROLL
-        for (int i = 0; i < STAGES - 1; ++i) issue_lean(l, sm, i);
         issued = true;
-        for (; st + STAGES - 1 < whole; ++st) {
-          tile::copy_wait<STAGES - 2>();
-          __syncthreads();
-          issue_lean(l, sm, st + STAGES - 1);
-          consume(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, 0);
-        }
+        if (kDenseB && p.n % 4 == 0)
+          st = lean_slabs<true>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0);
+        else
+          st = lean_slabs<false>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0);
       }
     }
     // Planned here, after the lean loop, so that none of it is held across that loop.
@@ -563,26 +594,47 @@ struct SkinnyPipeIn {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
       issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
-      consume(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, dense_n);
+      consume<false>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, dense_n);
     }
     tile::copy_wait<0>();  // only empty groups are left; the ring is reused below
     __syncthreads();
     if constexpr (!WINDOW) {
-      sum_slots(p, acc, sm, slot, q, my_s0, s0, x0);
+      sum_slots(p, acc, sm, inbox, slot, q, my_s0, s0, x0);
     } else {
       sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
     }
     if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
   }
 
+  // The lean loop (Lean): the first STAGES - 1 slabs issued, then every slab but the last
+  // STAGES - 1 of the `whole` ones consumed (returned: the next to consume) as the next is issued.
+  template <bool DENSE_VEC>
+  __device__ __forceinline__ static int lean_slabs(const GemmArgs& p,
+                                                   float (&acc)[kRowsPerThread][4], float* sm,
+                                                   int x0, int s0, int kb, int whole, int slot,
+                                                   int q, int my_s0) {
+    Lean l = plan_lean(p, x0, s0, kb);
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < STAGES - 1; ++i) issue_lean(l, sm, i);
+    int st = 0;
+    for (; st + STAGES - 1 < whole; ++st) {
+      tile::copy_wait<STAGES - 2>();
+      __syncthreads();
+      issue_lean(l, sm, st + STAGES - 1);
+      consume<DENSE_VEC>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, p.n);
+    }
+    return st;
+  }
+
   // A thread's FMAs over the landed slab in buf: its rows of the slab (slot, slot + kSlots, ...)
   // times A's values at them, into its sums of C's rows my_s0 ... and columns 4q ... 4q + 3.
+  template <bool DENSE_VEC>
   __device__ __forceinline__ static void consume(float (&acc)[kRowsPerThread][4], const float* buf,
                                                  int slot, int q, int my_s0, int dense_n) {
     if constexpr (kPipeVecA) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < ROWS / kSlots; j += 4)
-        fma_rows4(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
+        fma_rows4<DENSE_VEC>(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
     } else {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < ROWS / kSlots; ++j) {
@@ -610,20 +662,20 @@ struct SkinnyPipeIn {
   }
 
   // The slots' sums of the block's tile, added in slot order, and written to C (or, SPLITS > 1,
-  // to part[s][column] after them for the cluster's sum). A thread's four sums of a row are one
+  // pushed to their owners' inboxes for the cluster's sum, Inbox). A thread's four sums of a row are one
   // float4 store, and a thread adds four columns at a time: the 64 KB of the 64-row rings' sums
   // went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block that held
   // every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final sums").
   __device__ __forceinline__ static void sum_slots(const GemmArgs& p,
                                                    const float (&acc)[kRowsPerThread][4],
-                                                   float* red, int slot, int q, int my_s0,
-                                                   int s0, int x0) {
+                                                   float* red, float* inbox, int slot, int q,
+                                                   int my_s0, int s0, int x0) {
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s)
       tile::store4(red + (my_s0 + s) * kRedRow + slot * kTileN + 4 * q,
                    make_float4(acc[s][0], acc[s][1], acc[s][2], acc[s][3]));
     __syncthreads();
-    float* part = red + S * kRedRow;  // a cluster's block sums: part[s][column]
+    if constexpr (SPLITS > 1) Inbox::ready();
     constexpr int kQuads = kTileN / 4;
     for (int e = int(threadIdx.x); e < S * kQuads; e += kSkinnyThreads) {
       const int s = e / kQuads, c = 4 * (e % kQuads), x = x0 + c;
@@ -634,7 +686,7 @@ struct SkinnyPipeIn {
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
       }
       if constexpr (SPLITS > 1) {
-        tile::store4(part + s * kTileN + c, sum);
+        Inbox::push(inbox, s * kTileN + c, sum);
       } else {
         const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
         float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
@@ -682,16 +734,21 @@ struct SkinnyPipeIn {
     }
   }
 
-  // The cluster's blocks hold their sums as part[s][column]; the inbox (ClusterInbox) adds them
-  // and writes C.
+  // The cluster's sums (Inbox): pushed by sum_slots, or (WINDOW) held as part[s][column] and
+  // pushed from there; the block's share added and written to C.
   __device__ static void finish_cluster(const GemmArgs& p, const float* part, float* inbox, int s0,
                                         int x0) {
-    Inbox::gather(
-        part, inbox, [&](int e) { return s0 + e / kTileN < p.m && x0 + e % kTileN < p.n; },
-        [&](int e, float sum) {
-          float* out = p.c + std::size_t(s0 + e / kTileN) * std::size_t(p.ldc) + x0 + e % kTileN;
-          *out = scale_output(sum, out, p.alpha, p.beta);
-        });
+    const auto keep = [&](int e) { return s0 + e / kTileN < p.m && x0 + e % kTileN < p.n; };
+    const auto emit = [&](int e, float sum) {
+      float* out = p.c + std::size_t(s0 + e / kTileN) * std::size_t(p.ldc) + x0 + e % kTileN;
+      *out = scale_output(sum, out, p.alpha, p.beta);
+    };
+    if constexpr (WINDOW) {
+      Inbox::gather(part, inbox, keep, emit);
+    } else {
+      (void)part;
+      Inbox::collect(inbox, keep, emit);
+    }
   }
 };
 

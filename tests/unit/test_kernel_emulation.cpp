@@ -165,6 +165,12 @@ template <class V, class = void>
 struct LeanCopies : std::false_type {};
 template <class V>
 struct LeanCopies<V, std::void_t<decltype(V::kLean)>> : std::bool_constant<V::kLean> {};
+// The slabs a block from which a ring's dense-B kernel copies B dense at N a multiple of 4.
+template <class V, class = void>
+struct DenseMinSlabs : std::integral_constant<int, 0> {};
+template <class V>
+struct DenseMinSlabs<V, std::void_t<decltype(V::kDenseMinSlabs)>>
+    : std::integral_constant<int, V::kDenseMinSlabs> {};
 
 // The small-M/N family (issue #18) in the same harness: its "tile" is S rows (or columns) by
 // the stretch of the large dimension a block owns, its slab the 128-deep K tile. Its split
@@ -181,6 +187,7 @@ struct SkinnyCase {
   static constexpr bool kVectorA = V::kPipeVecA;
   static constexpr bool kWholeColumns = RowDot<V>::value;
   static constexpr bool kDenseTwin = DenseTwin<V>::value;
+  static constexpr int kDenseMinSlabs = DenseMinSlabs<V>::value;
   static constexpr bool kLean = LeanCopies<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
   static void prepare(const GemmArgs& p) {
@@ -347,6 +354,11 @@ void check_variant(const std::string& symbol, bool repacked) {
   // the exact storage) over whole slabs, a partial one and a last float4 that B's end cuts
   // (K * N odd).
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 3, kP.bn - 3, 3 * kP.bk + 5});
+  // Dense B with N a multiple of 4 below the tile's width (N = 12 on 16 columns) and K long
+  // enough for it (V::kDenseMinSlabs slabs a block): the lean loop's dense copies and float4
+  // loads, then the tested dense copies of the last slab.
+  if constexpr (DenseTwin<V>::value)
+    if (kP.bn > 4) shapes.push_back({kP.bm, kP.bn - 4, V::kDenseMinSlabs * kP.bk + 4});
   // The rings' lean copies (kernels/skinny_pipe.cuh) with A and B aligned: a column tile that
   // passes N, a multiple of 4 (zero-filled copies of B past N), a row tile that passes M (one
   // pass of A's rows: zero-filled rows; two passes: the tested copies), and a K four rows past
