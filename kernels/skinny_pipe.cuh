@@ -136,7 +136,8 @@ struct SkinnyPipeIn {
   using Inbox = ClusterInbox<SPLITS, S * kTileN, kSkinnyThreads>;
   static constexpr std::size_t kRingBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
   static constexpr std::size_t kSmemBytes = kRingBytes + Inbox::kBytes;
-  // The final reduction reuses the ring: S x slots x COLS sums, then (a cluster) S x COLS.
+  // The final reduction reuses the ring: S x slots x COLS sums, then (a window ring in a
+  // cluster) S x COLS.
   // Without WINDOW the sums go and come back as float4s (sum_slots below), and each row of C's
   // slots is followed by kRedPad floats: narrower than 32 columns, a quarter-warp's float4 loads
   // then take two rows whose starts lie half a bank line apart, instead of on the same banks.
@@ -662,10 +663,11 @@ struct SkinnyPipeIn {
   }
 
   // The slots' sums of the block's tile, added in slot order, and written to C (or, SPLITS > 1,
-  // pushed to their owners' inboxes for the cluster's sum, Inbox). A thread's four sums of a row are one
-  // float4 store, and a thread adds four columns at a time: the 64 KB of the 64-row rings' sums
-  // went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block that held
-  // every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final sums").
+  // pushed to their owners' inboxes for the cluster's sum, Inbox). A thread's four sums of a row
+  // are one float4 store, and a thread adds four columns at a time: the 64 KB of the 64-row
+  // rings' sums went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block
+  // that held every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final
+  // sums").
   __device__ __forceinline__ static void sum_slots(const GemmArgs& p,
                                                    const float (&acc)[kRowsPerThread][4],
                                                    float* red, float* inbox, int slot, int q,

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device call D (one H200, labs only): lab/rowdot_lab.cu built against kernels/skinny_pipe.cuh as
+# committed in 5584700 (`swz`: B's rows swizzled) and with the cluster's sums pushed by st.async
+# into each owner's inbox (`inbox`: kernels/cluster_inbox.cuh, one cluster barrier instead of
+# two), alternated twice, each run checking every ring against cuBLAS on a NaN-poisoned C (odd
+# shapes included); then Nsight Compute on inbox's 8192x16x8192 ring.
+set -u
+. scripts/device-call-setup.sh callD
+shapes="8192x16x8192 16384x16x16384 8192x12x8192 4096x16x4096 8192x8x8192 12000x16x12000 32768x16x4096 2000x16x50000 1000x12x100000 16x8192x8192 16x16384x16384 777x9x3001 16x1000x4097 5x9999x333 1x1x1 17x16x17"
+for run in 1 2; do
+  for b in swz inbox; do
+    s=$SECONDS
+    timeout 120 carry/rowdot_$b $shapes > "$W/$b-$run.txt" 2>&1
+    step "rowdot_$b run $run" $? $((SECONDS - s))
+  done
+done
+s=$SECONDS
+timeout 200 ncu --clock-control none --kernel-name-base mangled \
+  -k regex:SkinnyPipeSmallNClusterILi64ELi16ELi64ELi4ELi2EEE --launch-count 1 \
+  --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+  --section SourceCounters --section MemoryWorkloadAnalysis --section Occupancy \
+  --section LaunchStats --section InstructionStats --section ComputeWorkloadAnalysis \
+  -o "$W/ring" carry/rowdot_inbox --reps 1 8192x16x8192 > "$W/ncu.out" 2>&1
+step "ncu inbox ring 8192x16x8192" $? $((SECONDS - s))
+ncu -i "$W/ring.ncu-rep" --page details --csv > "$W/ring-details.csv" 2>&1
+ncu -i "$W/ring.ncu-rep" --page source --csv --print-source sass > "$W/ring-sass.csv" 2>&1
+xz -9 -k "$W/ring-sass.csv"
+tar -czf "$R/callD.tgz" -C /tmp callD
+cp "$T" "$R/"
+grep -h WRONG "$W"/*.txt | sort | uniq -c
+for b in swz inbox; do for run in 1 2; do echo "== $b $run"; grep -E "^[0-9]|S64 c16 r64 s4 x2 |S64 c16 r64 s5 x2 |S32 c16 r128 s4 x2 |S64 c8 r128 s3 x2 |mring S16 c64 r64 s5|S16 c16 r256 s3 x. " "$W/$b-$run.txt" | sed -E 's/^ +(.*[^ ]) +([0-9.]+) us.*/[\1 \2]/; s/^([0-9x]+):.*/\1/' | tr '\n' ' ' | sed 's/ \([0-9]*x[0-9]*x[0-9]*\) /\n\1 /g'; echo; done; done
