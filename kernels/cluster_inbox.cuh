@@ -7,7 +7,7 @@
 // block until a second (no block may leave while another reads its shared memory), here nothing
 // reads another block's memory: one cluster barrier, split so that it is long complete when it is
 // waited on, and no wait at the end. At 8192x16x8192 the two barriers and their release fences
-// took about 3% of the ring's warp samples (docs/PERFORMANCE.md, "The cluster's sums by st.async").
+// took 3.5% of the ring's warp samples (docs/PERFORMANCE.md, "The cluster's sums by st.async").
 // The inbox lies outside the ring's stages: a faster block pushes while the others still compute.
 #pragma once
 
