@@ -359,6 +359,9 @@ void check_variant(const std::string& symbol, bool repacked) {
   // loads, then the tested dense copies of the last slab.
   if constexpr (DenseTwin<V>::value)
     if (kP.bn > 4) shapes.push_back({kP.bm, kP.bn - 4, V::kDenseMinSlabs * kP.bk + 4});
+  // Dense B with B's rows misaligned and A's aligned (K a multiple of 4): the lean loop's dense
+  // copies read as floats, then the tested dense copies of the last slab.
+  if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm, kP.bn - 3, 4 * kP.bk + 4});
   // The rings' lean copies (kernels/skinny_pipe.cuh) with A and B aligned: a column tile that
   // passes N, a multiple of 4 (zero-filled copies of B past N), a row tile that passes M (one
   // pass of A's rows: zero-filled rows; two passes: the tested copies), and a K four rows past
