@@ -1,5 +1,7 @@
 #include "autotuner/core/flush_protocol.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace occtune {
 
 std::string flush_protocol(const TimingPolicy& policy) {

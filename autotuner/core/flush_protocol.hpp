@@ -6,7 +6,7 @@
 // regression gate does not judge one against the other (docs/ci.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "autotuner/core/measurement.hpp"

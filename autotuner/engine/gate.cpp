@@ -71,14 +71,18 @@ std::string platform_of(const CacheKey& k) {
 BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKey& target,
                                bool allow_different_device, const CurrentSide& current) {
   int same_device = -1, same_model = -1, any = -1, other_flush = -1;
+  std::string other_flush_name;  // the flush of runs[other_flush]
   std::vector<std::string> others;
   for (int i = 0; i < int(runs.size()); ++i) {
     const StoredRun& run = runs[std::size_t(i)];
     if (run.status != RunStatus::kComplete || !same_target(run, target)) continue;
-    const std::string flush = stored_flush_protocol(run.policy_json);
-    if (!flush.empty() && !current.flush.empty() && flush != current.flush) {
-      if (other_flush < 0) other_flush = i;
-      continue;
+    // A side whose flush is unknown takes any run: its runs' policies are not read.
+    if (!current.flush.empty()) {
+      std::string flush = stored_flush_protocol(run.policy_json);
+      if (!flush.empty() && flush != current.flush) {
+        if (other_flush < 0) other_flush = i, other_flush_name = std::move(flush);
+        continue;
+      }
     }
     if (any < 0) any = i;
     if (same_platform(run.key, target)) {
@@ -118,7 +122,7 @@ BaselineChoice choose_baseline(const std::vector<StoredRun>& runs, const CacheKe
         "differ by the protocol, not the kernel (the memset flush left dirty lines that slowed "
         "memory-bound kernels by up to 14%); store a baseline timed as {} is with `occtune tune "
         "--kernel {} --shape {}{}`",
-        run.id, stored_flush_protocol(run.policy_json), current.name, current.flush,
+        run.id, other_flush_name, current.name, current.flush,
         current.name, target.kernel, target.shape.str(),
         target.layout == "nn" ? "" : " --layout " + target.layout);
     return choice;
