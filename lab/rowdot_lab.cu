@@ -72,7 +72,7 @@ Config rowdot_ring() {
 // A ring for N <= 16 (or, m_side, for M <= 16: B the large operand), its K split over a
 // cluster of V::kSplits blocks where it has one.
 template <class V>
-Config ring(const char* name, int min_small, int max_small, bool m_side = false) {
+Config ring(const std::string& name, int min_small, int max_small, bool m_side = false) {
   return {name, min_small, max_small, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
           V::kSplits, m_side};
 }
@@ -81,12 +81,33 @@ Config ring(const char* name, int min_small, int max_small, bool m_side = false)
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
 // misaligned and B is dense.
 template <class V>
-void with_dense(std::vector<Config>& out, const char* name, int min_n, int max_n) {
+void with_dense(std::vector<Config>& out, const std::string& name, int min_n, int max_n) {
   Config c = ring<V>(name, min_n, max_n);
   out.push_back(c);
   c.name += " dense";
   c.f = k::gemm_entry<typename V::Dense>;
   out.push_back(c);
+}
+
+// Wave 25's call A: the rings with K split over clusters of 3-8 blocks, for shapes whose tiles
+// make a fraction of a wave at 2 (141 tiles of 64 rows at M = 9000: 282 blocks, two to an SM).
+template <int S, int C, int R, int ST, int... SPLITS>
+void split_series(std::vector<Config>& out, int min_n, int max_n) {
+  const auto name = [](int x) {
+    return "ring S" + std::to_string(S) + " c" + std::to_string(C) + " r" + std::to_string(R) +
+           " s" + std::to_string(ST) + " x" + std::to_string(x);
+  };
+  (with_dense<k::SkinnyPipeSmallNCluster<S, C, R, ST, SPLITS>>(out, name(SPLITS), min_n, max_n),
+   ...);
+}
+template <int S, int C, int R, int ST, int... SPLITS>
+void m_split_series(std::vector<Config>& out) {
+  const auto name = [](int x) {
+    return "mring S" + std::to_string(S) + " c" + std::to_string(C) + " r" + std::to_string(R) +
+           " s" + std::to_string(ST) + " x" + std::to_string(x);
+  };
+  (out.push_back(ring<k::SkinnyPipeCluster<S, C, R, ST, SPLITS>>(name(SPLITS), 9, 16, true)),
+   ...);
 }
 
 int main(int argc, char** argv) {
@@ -157,6 +178,10 @@ int main(int argc, char** argv) {
                                                                  true));
   configs.push_back(ring<k::SkinnyPipeCluster<16, 64, 128, 2, 2>>("mring S16 c64 r128 s2 x2", 9,
                                                                   16, true));
+  split_series<64, 16, 64, 4, 3, 4, 5, 6, 7, 8>(configs, 9, 16);
+  split_series<32, 16, 128, 4, 3, 4, 5, 6, 7, 8>(configs, 9, 16);
+  split_series<64, 8, 128, 3, 3, 5, 6, 7, 8>(configs, 5, 8);
+  m_split_series<16, 64, 64, 4, 3, 4, 5, 6, 7, 8>(configs);
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)
