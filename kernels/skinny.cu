@@ -19,14 +19,15 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
 
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
 // the split in a cluster): the kernel alone, a ring for N <= 16 as its dense-B kernel where the
-// operands allow it (Variant::dense_b_applies; the configuration's twin_function, opted in to
-// the shared memory with the configuration's own by opt_in_dynamic_smem).
+// operands call for it (Variant::twin_applies: B dense, or A's rows misaligned at 64 rows of C;
+// the configuration's twin_function, opted in to the shared memory with the configuration's own
+// by opt_in_dynamic_smem).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
   void (*kernel)(GemmArgs) = gemm_entry<Variant>;
   if constexpr (Variant::kDenseTwin)
-    if (Variant::dense_b_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
+    if (Variant::twin_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))

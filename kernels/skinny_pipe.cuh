@@ -103,6 +103,15 @@ struct SkinnyPipeIn {
     const bool long_k = (p.k + SPLITS - 1) / SPLITS >= kDenseMinSlabs * ROWS;
     return SMALL_N && aligned && p.ldb == p.n && p.n < COLS && (p.n % 4 != 0 || long_k);
   }
+  // Whether the dense-B kernel reads A's rows through windows (kAWindowCapable, below).
+  __host__ __device__ static bool a_window_applies(const GemmArgs& p) {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0 && p.lda % 4 == 0;
+    return kAWindowCapable && !aligned;
+  }
+  // Whether a launch runs the dense-B kernel (Dense) in the variant's place.
+  __host__ __device__ static bool twin_applies(const GemmArgs& p) {
+    return dense_b_applies(p) || a_window_applies(p);
+  }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
@@ -132,9 +141,23 @@ struct SkinnyPipeIn {
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = kBFloats + ROWS * S;
+  // A's rows misaligned (lda not a multiple of 4, or A itself not 16-byte aligned: K odd, say):
+  // the rings whose rows of C lie in four groups of warps (kAWindowCapable) copy each row of A
+  // as the aligned float4s from the 16-byte boundary at or before the block's first k, instead
+  // of 4-byte copies (the dense-B kernel's path, run_a_window). Row s of A then holds k at slab
+  // position p = k - k0 + o, o its offset (0-3 floats past the boundary), the same for rows four
+  // apart: group h takes rows h, h + 4, ... (one offset a thread) and pairs position p with B's
+  // row k0 + p - o. Each stage holds B's rows k0 - 4 ... k0 - 1 too, in kLead rows before its
+  // slab (the last four used; kLead keeps the swizzle's whole groups).
+  static constexpr bool kAWindowCapable = SMALL_N && H == 4 && kPipeVecA && !WINDOW;
+  static constexpr bool kAWindow = kAWindowCapable && DENSE;
+  static constexpr int kLead = kAWindowCapable ? 4 * kBLine : 0;
+  static constexpr int kStageFloatsAW = kStageFloats + kLead * COLS;  // a stage with kLead
+  static_assert(!kAWindowCapable || (kSlots % (4 * kBLine) == 0 && ROWS / kSlots % 4 == 0),
+                "skinny pipe: A's windows need whole swizzled groups a pass of the slots");
   // SPLITS > 1: the cluster's sums go through an inbox after the stages (ClusterInbox).
   using Inbox = ClusterInbox<SPLITS, S * kTileN, kSkinnyThreads>;
-  static constexpr std::size_t kRingBytes = std::size_t(STAGES) * kStageFloats * sizeof(float);
+  static constexpr std::size_t kRingBytes = std::size_t(STAGES) * kStageFloatsAW * sizeof(float);
   static constexpr std::size_t kSmemBytes = kRingBytes + Inbox::kBytes;
   // The final reduction reuses the ring: S x slots x COLS sums, then (a window ring in a
   // cluster) S x COLS.
@@ -207,6 +230,7 @@ struct SkinnyPipeIn {
     int a_rows;
     bool a_vec;
     std::size_t a_pass;
+    int a_shift;  // kAWindow: its rows of A from their windows' starts (a_window_shift), else 0
   };
 
   // The lean copies (wave 23; the rings with kUntestedCopies): where A and B are 16-byte
@@ -352,6 +376,7 @@ struct SkinnyPipeIn {
       c.b = c.b_bytes ? p.b + c.head_at : p.b;
     else
       c.b = c.b_bytes ? p.b + std::size_t(kb + c.b_row) * ldb + col : p.b;
+    c.a_shift = 0;
     if constexpr (kPipeVecA) {
       c.a_row = t / kAQuads;
       c.a_rows = p.m - s0;
@@ -380,9 +405,13 @@ struct SkinnyPipeIn {
 
   // Issues the copies of slab st (rows st * ROWS ...) into its stage, then commits the group
   // (an empty one past the last slab, so that every thread's group count stays in step).
+  // AW (kAWindow): A through windows (a_shift), B's four rows before the slab too (issue_b_lead),
+  // into stages of kStageFloatsAW floats whose slab follows kLead rows.
+  template <bool AW = false>
   __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
     if (st < slabs) {
-      float* buf = sm + (st % STAGES) * kStageFloats;
+      float* buf = AW ? sm + (st % STAGES) * kStageFloatsAW + kLead * COLS
+                      : sm + (st % STAGES) * kStageFloats;
       const int t = int(threadIdx.x);
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
@@ -423,8 +452,9 @@ struct SkinnyPipeIn {
       }
       // A is read by every column tile: plain copies, no evict-first (SMALL_N: A is the operand
       // read once, and its copies are evict-first).
+      if constexpr (AW) issue_b_lead(c, buf, k0, b);
       if constexpr (kPipeVecA) {
-        issue_a_vectors(c, buf + kBFloats, k0);
+        issue_a_vectors<AW>(c, buf + kBFloats, k0);
       } else {
         // Row r of the slab holds A's S values at k0 + r ([k][s]), 4 bytes a copy.
         float* a_dst = buf + kBFloats + t;
@@ -476,17 +506,36 @@ struct SkinnyPipeIn {
     }
   }
 
+  // kAWindow: B's rows k0 - 4 ... k0 - 1 (zero before the block's first row of K) into the lead
+  // rows before the slab at b_sm, by the threads that copy the slab's rows 0-3, each from four
+  // rows before its own (b: its copy's source in row k0).
+  __device__ __forceinline__ static void issue_b_lead(const Copies& c, float* b_sm, int k0,
+                                                      const float* b) {
+    if (c.b_row >= 4) return;
+    const int t = int(threadIdx.x), k = k0 - 4 + c.b_row;
+    const int bytes = k >= 0 && k < c.k ? c.b_bytes : 0;
+    const float* src = bytes ? b - 4 * (c.b_slab / ROWS) : c.b_any;
+    float* dst = b_sm + b_at(kLead - 4 + c.b_row) - kLead * COLS;
+    if (c.vec)
+      tile::copy_async<16, !SMALL_N>(dst + 4 * (t % kLanes), src, bytes);
+    else
+      tile::copy_async<4, !SMALL_N>(dst + t % COLS, src, bytes);
+  }
+
   // kPipeVecA: A's rows s of the slab at k0 into a_sm[s][k], a float4 of k per copy: 16 bytes where
   // A is aligned and the four k are inside K, else element by element (zero past K or M).
   // Issued only where the slab is (st < slabs), so no copy reads past A's rows.
+  // AW: the windows (kAWindow): each float4 from c.a, shifted back by a_shift, whole or element
+  // by element where it holds k before the block's first (zero) or past its last.
+  template <bool AW = false>
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
-    const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads);
+    const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads) - (AW ? c.a_shift : 0);
     constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
     constexpr int kPasses = passes(kAQuads * S);
     constexpr bool kPartialPass = partial_pass(kAQuads * S);
     float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
     // kUntestedCopies: every row of the block's S inside M, A aligned, the slab inside K.
-    if (kUntestedCopies && c.a_vec && c.a_rows >= S && k0 + ROWS <= c.k) {
+    if (kUntestedCopies && c.a_vec && c.a_rows >= S && (!AW || k0 > 0) && k0 + ROWS <= c.k) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < kPasses; ++j) {
         if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
@@ -501,13 +550,13 @@ struct SkinnyPipeIn {
       const bool row = c.a_row + j * kRowsPerPass < c.a_rows;
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
       float* to = dst + j * kRowsPerPass * ROWS;
-      if (row && c.a_vec && kk + 4 <= c.k) {
+      if (row && c.a_vec && (!AW || kk >= 0) && kk + 4 <= c.k) {
         tile::copy_async<16, SMALL_N>(to, src, 16);
         continue;
       }
       OCCTUNE_SKINNY_UNROLL
       for (int e = 0; e < 4; ++e) {
-        const bool in = row && kk + e < c.k;
+        const bool in = row && (!AW || kk + e >= 0) && kk + e < c.k;
         tile::copy_async<4, SMALL_N>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
       }
     }
@@ -538,9 +587,18 @@ struct SkinnyPipeIn {
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (at ^ i) * COLS + 4 * q);
     }
+    fma_a_rows<1>(acc, v, buf + kBFloats + s0 * ROWS, base);
+  }
+
+  // B's rows v (four consecutive of the slab, base ...) times A's values at them in the thread's
+  // rows of a_sm (every ROW_STEP-th from its first), into its sums.
+  template <int ROW_STEP>
+  __device__ __forceinline__ static void fma_a_rows(float (&acc)[kRowsPerThread][4],
+                                                    const float4 (&v)[4], const float* a_sm,
+                                                    int base) {
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) {
-      const float4 w = tile::load4(buf + kBFloats + (s0 + s) * ROWS + base);
+      const float4 w = tile::load4(a_sm + ROW_STEP * s * ROWS + base);
       const float a[4] = {w.x, w.y, w.z, w.w};
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
@@ -552,14 +610,26 @@ struct SkinnyPipeIn {
     }
   }
 
+  // This block's rows kb <= k < ke of K: all of it, or a cluster's block's (rank blockIdx.z)
+  // whole slabs, ceil(K / SPLITS) rounded up.
+  __device__ __forceinline__ static void k_range(const GemmArgs& p, int& kb, int& ke) {
+    const int chunk = SPLITS == 1 ? p.k : ((p.k + SPLITS - 1) / SPLITS + ROWS - 1) / ROWS * ROWS;
+    kb = SPLITS == 1 ? 0 : int(blockIdx.z) * chunk;
+    ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
+  }
+
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
+    if constexpr (kAWindow) {
+      if (a_window_applies(p)) {
+        run_a_window(p, smem);
+        return;
+      }
+    }
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
-    // A cluster's block (rank blockIdx.z) takes whole slabs of K: ceil(K / SPLITS) rounded up.
-    const int chunk = SPLITS == 1 ? p.k : ((p.k + SPLITS - 1) / SPLITS + ROWS - 1) / ROWS * ROWS;
-    const int kb = SPLITS == 1 ? 0 : int(blockIdx.z) * chunk;
-    const int ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
+    int kb, ke;
+    k_range(p, kb, ke);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
     float* inbox = sm + kRingBytes / sizeof(float);
     if constexpr (SPLITS > 1) Inbox::open(inbox);
@@ -605,6 +675,83 @@ struct SkinnyPipeIn {
       sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
     }
     if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+  }
+
+  // A's element (row, kb) lies this many floats past a 16-byte boundary: the same for rows four
+  // apart (kAWindow).
+  __device__ static int a_offset(const GemmArgs& p, int row, int kb) {
+    const unsigned base = unsigned(reinterpret_cast<std::uintptr_t>(p.a) >> 2);
+    return int((base + unsigned(row) * unsigned(p.lda) + unsigned(kb)) & 3u);
+  }
+  // The floats from the 16-byte boundary at or before a (an element of A) to a: where its window
+  // starts (a copy that starts there reads nothing before A: it is zero-filled or element-wise).
+  __device__ static int a_window_shift(const float* a) {
+    return int((reinterpret_cast<std::uintptr_t>(a) >> 2) & 3u);
+  }
+  // run_a_window's Copies: B's rows not dense, A's from its windows' starts.
+  __device__ __forceinline__ static Copies plan_window_copies(const GemmArgs& p, int x0, int s0,
+                                                             int kb, int ke) {
+    Copies c = plan_copies(p, x0, s0, kb, ke);
+    c.dense = false;
+    c.a_vec = true;
+    c.a_shift = a_window_shift(c.a);
+    c.a -= c.a_shift;
+    return c;
+  }
+
+  // kAWindow where a_window_applies: run's ring over A's windows. Every row's positions cover k
+  // from kb - o (o <= 3), so up to three rows more than K's; B's lead rows and A's positions
+  // before kb are zero (a row of A before the block's first k is another block's, or another
+  // row's, and may hold an infinity), as are those past ke.
+  __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
+    float* sm = reinterpret_cast<float*>(smem);
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
+    int kb, ke;
+    k_range(p, kb, ke);
+    const int slabs = ke > kb ? (ke - kb + 3 + ROWS - 1) / ROWS : 0;
+    float* inbox = sm + kRingBytes / sizeof(float);
+    if constexpr (SPLITS > 1) Inbox::open(inbox);
+    float acc[kRowsPerThread][4];
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
+    const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes, h = warp % H;
+    // Position 4 slot + i (plus whole passes of the slots) of group h's rows meets B's row
+    // 4 slot + i - o of the slab, a lead row where negative.
+    const int o = a_offset(p, s0 + h, kb);
+    int b_off[4];
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < 4; ++i) b_off[i] = b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
+    // Copies' tested copies only: lean ones for the slabs inside K (as run's) took 0-9% longer
+    // (wave 25, call C).
+    const Copies c = plan_window_copies(p, x0, s0, kb, ke);
+    OCCTUNE_SKINNY_UNROLL
+    for (int i = 0; i < STAGES - 1; ++i) issue<true>(c, sm, i, slabs);
+    for (int st = 0; st < slabs; ++st) {
+      tile::copy_wait<STAGES - 2>();
+      __syncthreads();
+      issue<true>(c, sm, st + STAGES - 1, slabs);
+      consume_window(acc, sm, st, slot, b_off, h);
+    }
+    tile::copy_wait<0>();
+    __syncthreads();
+    sum_slots<4>(p, acc, sm, inbox, slot, q, h, s0, x0);
+    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+  }
+
+  // run_a_window's FMAs over slab st: group h's rows of A against B's rows b_off (a thread's four
+  // rows of the slab at position 4 slot, lead rows where negative), each pass of the slots on.
+  __device__ __forceinline__ static void consume_window(float (&acc)[kRowsPerThread][4],
+                                                        const float* sm, int st, int slot,
+                                                        const int (&b_off)[4], int h) {
+    const float* buf = sm + (st % STAGES) * kStageFloatsAW + kLead * COLS;
+    OCCTUNE_SKINNY_UNROLL
+    for (int j = 0; j < ROWS / kSlots; j += 4) {
+      float4 v[4];
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + kSlots * j * COLS + b_off[i]);
+      fma_a_rows<4>(acc, v, buf + kBFloats + h * ROWS, kSlots * j + 4 * slot);
+    }
   }
 
   // The lean loop (Lean): the first STAGES - 1 slabs issued, then every slab but the last
@@ -668,13 +815,14 @@ struct SkinnyPipeIn {
   // rings' sums went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block
   // that held every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final
   // sums").
+  template <int ROW_STEP = 1>
   __device__ __forceinline__ static void sum_slots(const GemmArgs& p,
                                                    const float (&acc)[kRowsPerThread][4],
                                                    float* red, float* inbox, int slot, int q,
                                                    int my_s0, int s0, int x0) {
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s)
-      tile::store4(red + (my_s0 + s) * kRedRow + slot * kTileN + 4 * q,
+      tile::store4(red + (my_s0 + ROW_STEP * s) * kRedRow + slot * kTileN + 4 * q,
                    make_float4(acc[s][0], acc[s][1], acc[s][2], acc[s][3]));
     __syncthreads();
     if constexpr (SPLITS > 1) Inbox::ready();

@@ -193,10 +193,11 @@ struct SkinnyCase {
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
-  // As kernels/skinny.cu launches it: a ring for N <= 16 as its dense-B kernel where that applies.
+  // As kernels/skinny.cu launches it: a ring for N <= 16 as its dense-B kernel where that applies
+  // (B dense, or A's rows through windows).
   static void run(const GemmArgs& p, unsigned char* smem) {
     if constexpr (kDenseTwin) {
-      if (V::dense_b_applies(p)) return V::Dense::run(p, smem);
+      if (V::twin_applies(p)) return V::Dense::run(p, smem);
     }
     V::run(p, smem);
   }
@@ -362,6 +363,14 @@ void check_variant(const std::string& symbol, bool repacked) {
   // Dense B with B's rows misaligned and A's aligned (K a multiple of 4): the lean loop's dense
   // copies read as floats, then the tested dense copies of the last slab.
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm, kP.bn - 3, 4 * kP.bk + 4});
+  // A's rows through windows (the dense-B kernel of the rings at 64 rows of C where A's rows
+  // are misaligned): lda = K = 2 mod 4 (two offsets, rows four apart alike) over several slabs,
+  // N misaligned (B's rows by element copies); the other shapes give K odd (four offsets) and,
+  // shifted, A itself misaligned (row 0's first window starts before A).
+  if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 1, kP.bn - 2, 5 * kP.bk + 2});
+  // A's windows with B's rows aligned (N the tile's width; B's 16-byte copies and their lead
+  // rows) and K odd over six slabs, a row tile inside M and one past it.
+  if constexpr (DenseTwin<V>::value) shapes.push_back({2 * kP.bm + 1, kP.bn, 6 * kP.bk + 1});
   // The rings' lean copies (kernels/skinny_pipe.cuh) with A and B aligned: a column tile that
   // passes N, a multiple of 4 (zero-filled copies of B past N), a row tile that passes M (one
   // pass of A's rows: zero-filled rows; two passes: the tested copies), and a K four rows past
