@@ -13,11 +13,11 @@ namespace occtune::kernels {
 // OCCTUNE_TEST_KERNELS=1), or nullptr for a name that is not a built-in family.
 const KernelFamily* builtin_family(std::string_view name);
 
-// cudaFuncSetAttribute(MaxDynamicSharedMemorySize) on a built-in kernel and on its twin
-// (GemmConfig::twin_function, kernels/gemm_family.cuh), as an int: every built-in family's
+// cudaFuncSetAttribute(MaxDynamicSharedMemorySize) on a built-in kernel and on its twins
+// (GemmConfig::twin_functions, kernels/gemm_family.cuh), as an int: every built-in family's
 // CudaHooks::set_max_dynamic_smem and prepare_variant's opt-in, so that whoever opts a
 // configuration's function in (the engine, the API's launchers, a program that launches a
-// KernelFamily itself) opts in the kernel its launch may run in its place.
+// KernelFamily itself) opts in the kernels its launch may run in its place.
 int opt_in_dynamic_smem(const void* function, int bytes);
 
 }  // namespace occtune::kernels

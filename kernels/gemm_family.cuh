@@ -26,10 +26,10 @@ struct GemmConfig {
   std::size_t dynamic_smem = 0;
   WorkspaceBytes workspace_bytes = nullptr;
   LaunchFn launch = nullptr;
-  // A second kernel that `launch` may run in the configuration's place (the same block and
-  // shared memory; skinny's dense-B kernels): opt_in_dynamic_smem opts it in to the shared
-  // memory with the configuration's own. nullptr: none.
-  const void* twin_function = nullptr;
+  // Other kernels that `launch` may run in the configuration's place (the same block and shared
+  // memory; skinny's dense-B and A-window kernels, tma's waves): opt_in_dynamic_smem opts them in
+  // to the shared memory with the configuration's own.
+  std::vector<const void*> twin_functions;
   // Where it can run (VariantInfo's fields of the same names; kernels/applicability.hpp).
   int required_compute_capability = 0;
   int operand_alignment = 1;

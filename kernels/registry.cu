@@ -49,7 +49,7 @@ void add_variants(Registry& r, const Expanded& f, std::optional<Layout> only = {
     e.info.kernel_family = g.kernel_family;
     e.function = g.config.function;
     e.launch = g.launch;
-    e.twin_function = g.twin_function;
+    e.twin_functions = g.twin_functions;
     r.entries.push_back(std::move(e));
   }
 }
@@ -115,7 +115,7 @@ const Built& built() {
     // belong to the user's family, never to launch_variant.
     std::vector<VariantInfo> extra;
     apply_registry_extension(out.registry.families, extra);
-    for (auto& v : extra) out.registry.entries.push_back({std::move(v), nullptr, nullptr});
+    for (auto& v : extra) out.registry.entries.push_back({std::move(v), nullptr, nullptr, {}});
     for (auto& e : out.registry.entries) out.registry.infos.push_back(e.info);
     return out;
   }();
@@ -219,16 +219,18 @@ const Entry* entry_of(const VariantInfo& v) {
 
 int opt_in_dynamic_smem(const void* function, int bytes) {
   // The twins by kernel, built once (entries of one configuration share their function).
-  static const std::unordered_map<const void*, const void*> twins = [] {
-    std::unordered_map<const void*, const void*> out;
+  static const std::unordered_map<const void*, std::vector<const void*>> twins = [] {
+    std::unordered_map<const void*, std::vector<const void*>> out;
     for (const Entry& e : registry().entries)
-      if (e.twin_function) out.emplace(e.function, e.twin_function);
+      if (!e.twin_functions.empty()) out.emplace(e.function, e.twin_functions);
     return out;
   }();
   cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          bytes);
-  if (const auto twin = twins.find(function); err == cudaSuccess && twin != twins.end())
-    err = cudaFuncSetAttribute(twin->second, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (const auto twin = twins.find(function); twin != twins.end())
+    for (const void* f : twin->second)
+      if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return int(err);
 }
 

@@ -23,7 +23,7 @@ struct Entry {
   VariantInfo info;
   const void* function = nullptr;
   LaunchFn launch = nullptr;
-  const void* twin_function = nullptr;  // GemmConfig::twin_function
+  std::vector<const void*> twin_functions;  // GemmConfig::twin_functions
 };
 
 // The layout of a variant: kLayout where it declares one (every GEMM family), else nn.

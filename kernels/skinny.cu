@@ -18,16 +18,18 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
 }
 
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
-// the split in a cluster): the kernel alone, a ring for N <= 16 as its dense-B kernel where the
-// operands call for it (Variant::twin_applies: B dense, or A's rows misaligned at 64 rows of C;
-// the configuration's twin_function, opted in to the shared memory with the configuration's own
-// by opt_in_dynamic_smem).
+// the split in a cluster): the kernel alone, a ring for N <= 16 as its A-window kernel where A's
+// rows are misaligned (64 rows of C: Variant::a_window_applies), else as its dense-B kernel where
+// B is dense (Variant::dense_b_applies; both among the configuration's twin_functions, opted in
+// to the shared memory with the configuration's own by opt_in_dynamic_smem).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
   void (*kernel)(GemmArgs) = gemm_entry<Variant>;
   if constexpr (Variant::kDenseTwin)
-    if (Variant::twin_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
+    if (Variant::dense_b_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
+  if constexpr (Variant::kWindowTwin)
+    if (Variant::a_window_applies(args)) kernel = gemm_entry<typename Variant::Window>;
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
@@ -90,7 +92,11 @@ GemmConfig skinny_config(const char* spelled) {
   g.grid_z = Variant::kSplits;
   if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
   if constexpr (Variant::kDenseTwin)
-    g.twin_function = reinterpret_cast<const void*>(&gemm_entry<typename Variant::Dense>);
+    g.twin_functions.push_back(
+        reinterpret_cast<const void*>(&gemm_entry<typename Variant::Dense>));
+  if constexpr (Variant::kWindowTwin)
+    g.twin_functions.push_back(
+        reinterpret_cast<const void*>(&gemm_entry<typename Variant::Window>));
   if (Variant::kCluster) {
     g.required_compute_capability = 90;
     g.requirement = "thread block clusters";

@@ -156,7 +156,8 @@ struct SkinnyIn {
   static constexpr int kPipeRows = 0, kPipeStages = 0;  // not a ring (skinny_pipe.cuh)
   static constexpr bool kPipeWindow = false, kPipeVecA = false;
   static constexpr int kRowGroups = 1;  // rows of C not split between warps (skinny_pipe.cuh)
-  static constexpr bool kDenseTwin = false;  // no dense-B kernel (skinny_pipe.cuh)
+  static constexpr bool kDenseTwin = false;   // no dense-B kernel (skinny_pipe.cuh)
+  static constexpr bool kWindowTwin = false;  // nor an A-window one
   // Whether the large operand is stored contiguously along the output's large dimension
   // (B in nn/tn for SIDE 0, A^T in tn/tt for SIDE 1): then lanes own four outputs each and
   // loop over k; otherwise it is contiguous along k, lanes own k and warps own outputs.
@@ -716,7 +717,9 @@ namespace occtune::kernels {
 // after another, so no cluster barrier could complete there): the GPU tests and
 // scripts/sanitize.sh cover them. The 64-column ring for M <= 16 split over 2 comes with four
 // stages (wave 17) and five (wave 23, call J: with the lean copies, 16x8192x8192 68.6-69.6
-// against 71.1 us, 16x16384x16384 253.7-254.4 against 260.8-261.3; docs/PERFORMANCE.md).
+// against 71.1 us, 16x16384x16384 253.7-254.4 against 260.8-261.3; docs/PERFORMANCE.md), and
+// split over 3 and 4 (wave 25, call A: 16x10000x10000 119.4 against 121.7 us, 16x9000x14000
+// 153.4 against 165.7; their column tiles make a fraction of a wave at 2).
 #define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X)     \
   X(SkinnyCluster<1, 0, 8>)                    \
   X(SkinnyClusterRealign<1, 0, 8>)             \
@@ -729,7 +732,9 @@ namespace occtune::kernels {
   X(SkinnyPipeWindowCluster<8, 32, 128, 4, 4>) \
   X(SkinnyPipeCluster<16, 32, 128, 4, 2>)      \
   X(SkinnyPipeCluster<16, 64, 64, 4, 2>)       \
-  X(SkinnyPipeCluster<16, 64, 64, 5, 2>)
+  X(SkinnyPipeCluster<16, 64, 64, 5, 2>)       \
+  X(SkinnyPipeCluster<16, 64, 64, 4, 3>)       \
+  X(SkinnyPipeCluster<16, 64, 64, 4, 4>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \

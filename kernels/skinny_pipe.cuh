@@ -61,7 +61,7 @@ namespace occtune::kernels {
 // variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies: built into every
 // ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18, call J).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool SMALL_N = false, int H = 1, bool DENSE = false>
+          bool SMALL_N = false, int H = 1, bool DENSE = false, bool AWIN = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16 || (S == 16 * H && H > 1),
@@ -92,6 +92,8 @@ struct SkinnyPipeIn {
   static constexpr bool kDenseTwin = SMALL_N;  // has a dense-B kernel (Dense, above)
   static constexpr bool kDenseB = DENSE;       // is that kernel
   using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true>;
+  // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin).
+  using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, false, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
   // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
   // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
@@ -103,14 +105,11 @@ struct SkinnyPipeIn {
     const bool long_k = (p.k + SPLITS - 1) / SPLITS >= kDenseMinSlabs * ROWS;
     return SMALL_N && aligned && p.ldb == p.n && p.n < COLS && (p.n % 4 != 0 || long_k);
   }
-  // Whether the dense-B kernel reads A's rows through windows (kAWindowCapable, below).
+  // Whether launches run the A-window kernel (Window) in the variant's place: A's rows
+  // misaligned (kAWindowCapable, below); before the dense-B kernel, whose B copies it keeps.
   __host__ __device__ static bool a_window_applies(const GemmArgs& p) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0 && p.lda % 4 == 0;
-    return kAWindowCapable && !aligned;
-  }
-  // Whether a launch runs the dense-B kernel (Dense) in the variant's place.
-  __host__ __device__ static bool twin_applies(const GemmArgs& p) {
-    return dense_b_applies(p) || a_window_applies(p);
+    return kWindowTwin && !aligned;
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
@@ -144,13 +143,16 @@ struct SkinnyPipeIn {
   // A's rows misaligned (lda not a multiple of 4, or A itself not 16-byte aligned: K odd, say):
   // the rings whose rows of C lie in four groups of warps (kAWindowCapable) copy each row of A
   // as the aligned float4s from the 16-byte boundary at or before the block's first k, instead
-  // of 4-byte copies (the dense-B kernel's path, run_a_window). Row s of A then holds k at slab
+  // of 4-byte copies (run_a_window: a kernel of its own, Window, AWIN; inside the dense-B
+  // kernel its registers put 4-12 bytes of spills into that kernel's other paths). Row s of A then holds k at slab
   // position p = k - k0 + o, o its offset (0-3 floats past the boundary), the same for rows four
   // apart: group h takes rows h, h + 4, ... (one offset a thread) and pairs position p with B's
   // row k0 + p - o. Each stage holds B's rows k0 - 4 ... k0 - 1 too, in kLead rows before its
   // slab (the last four used; kLead keeps the swizzle's whole groups).
   static constexpr bool kAWindowCapable = SMALL_N && H == 4 && kPipeVecA && !WINDOW;
-  static constexpr bool kAWindow = kAWindowCapable && DENSE;
+  static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
+  static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has one
+  static_assert(!AWIN || (kAWindowCapable && !DENSE), "skinny pipe: A's windows at H = 4 only");
   static constexpr int kLead = kAWindowCapable ? 4 * kBLine : 0;
   static constexpr int kStageFloatsAW = kStageFloats + kLead * COLS;  // a stage with kLead
   static_assert(!kAWindowCapable || (kSlots % (4 * kBLine) == 0 && ROWS / kSlots % 4 == 0),
@@ -619,11 +621,9 @@ struct SkinnyPipeIn {
   }
 
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
-    if constexpr (kAWindow) {
-      if (a_window_applies(p)) {
-        run_a_window(p, smem);
-        return;
-      }
+    if constexpr (kAWindow) {  // correct for any A (offset 0 where A is aligned)
+      run_a_window(p, smem);
+      return;
     }
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
@@ -699,7 +699,7 @@ struct SkinnyPipeIn {
     return c;
   }
 
-  // kAWindow where a_window_applies: run's ring over A's windows. Every row's positions cover k
+  // kAWindow (launched where a_window_applies): run's ring over A's windows. Every row's positions cover k
   // from kb - o (o <= 3), so up to three rows more than K's; B's lead rows and A's positions
   // before kb are zero (a row of A before the block's first k is another block's, or another
   // row's, and may hold an infinity), as are those past ke.
@@ -945,7 +945,12 @@ struct SkinnyPipeSmallNCluster
 // the fastest ring at some of 8192x16x8192 and 8192x12x8192 (64 rows, 2 splits), 4096x16x4096 and
 // 6000x16x20000 (32 rows, 2), 2000x16x50000 and 1024x16x65536 (16 rows, 2), 1000x12x100000 (16
 // rows, 8), 2000x8x50000 and 2048x5x32768 (16 rows on 8 columns, 2), 500x8x200000 (the same, 4),
-// 4096x8x4096 (64 rows on 8 columns, 2) and 3000x6x30000 (the same, 4).
+// 4096x8x4096 (64 rows on 8 columns, 2) and 3000x6x30000 (the same, 4). Wave 25's calls A and C
+// (clusters of 3-8 blocks; A's windows in call C): the 64-row ring split over 3 (9999x15x7777,
+// 10000x12x9999 and 5000x16x20001: 126.5, 157.1 and 161.3 us against 148.1, 189.1 and 187.2 for
+// the best registered ring), 5 (9000x14x9001: 131.2 against 165.3) and 8 (777x12x3001: 11.2
+// against 13.6), and on 8 columns over 8 (11000x8x11000 130.8 against 132.6, 12000x8x12001 171.1
+// against 182.9): their tiles make a fraction of a wave at 2.
 #define OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(X) \
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>)     \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>)    \
@@ -954,6 +959,10 @@ struct SkinnyPipeSmallNCluster
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>)     \
   X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>)     \
-  X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 4>)
+  X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 4>)     \
+  X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 3>)     \
+  X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 5>)     \
+  X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 8>)     \
+  X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 8>)
 
 }  // namespace occtune::kernels

@@ -244,7 +244,7 @@ GemmConfig tma_config(std::string spelled) {
       g.config.params.push_back({"waves_unroll", Waves::kUnroll});
     g.launch = &launch_tma_waves_then_streamk<C>;
     // The waves' data-parallel kernel: the twin the configuration's shared memory opt-in covers.
-    g.twin_function = reinterpret_cast<const void*>(&tma_waves_entry<Waves>);
+    g.twin_functions = {reinterpret_cast<const void*>(&tma_waves_entry<Waves>)};
   }
   g.required_compute_capability = rule().required_compute_capability;
   g.operand_alignment = rule().operand_alignment;

@@ -79,14 +79,21 @@ Config ring(const std::string& name, int min_small, int max_small, bool m_side =
 
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
-// misaligned and B is dense.
+// misaligned and B is dense, and (64 rows of C) as its A-window kernel, launched where A's rows
+// are misaligned: each run where it is registered to run and where it is not.
 template <class V>
 void with_dense(std::vector<Config>& out, const std::string& name, int min_n, int max_n) {
   Config c = ring<V>(name, min_n, max_n);
   out.push_back(c);
-  c.name += " dense";
-  c.f = k::gemm_entry<typename V::Dense>;
-  out.push_back(c);
+  Config d = c;
+  d.name += " dense";
+  d.f = k::gemm_entry<typename V::Dense>;
+  out.push_back(d);
+  if constexpr (V::kWindowTwin) {
+    c.name += " win";
+    c.f = k::gemm_entry<typename V::Window>;
+    out.push_back(c);
+  }
 }
 
 // Wave 25's call A: the rings with K split over clusters of 3-8 blocks, for shapes whose tiles

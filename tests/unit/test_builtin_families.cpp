@@ -182,7 +182,7 @@ TEST(BuiltinFamilies, TiledStaticExpandsToItsGoldenRows) {
 TEST(BuiltinFamilies, NaiveExpandsToItsGoldenRows) { expect_expansion(kernels::naive_family()); }
 
 // A launch of skinny's rings for N <= 16 may run their dense-B twin kernel instead
-// (GemmConfig::twin_function), so every route that opts a configuration in to its shared memory
+// (GemmConfig::twin_functions), so every route that opts a configuration in to its shared memory
 // must opt the twin in too: the engine's prepare_variant and, for a program launching a
 // built-in family itself, the family's own hook. Wave 18's build had only the first, and
 // BuiltinApiFamilies (GPU) failed on the first dense ring (docs/PERFORMANCE.md, "Dense B for

@@ -165,6 +165,12 @@ template <class V, class = void>
 struct LeanCopies : std::false_type {};
 template <class V>
 struct LeanCopies<V, std::void_t<decltype(V::kLean)>> : std::bool_constant<V::kLean> {};
+// Whether V is a ring for N <= 16 with an A-window kernel (kernels/skinny_pipe.cuh).
+template <class V, class = void>
+struct WindowTwin : std::false_type {};
+template <class V>
+struct WindowTwin<V, std::void_t<decltype(V::kWindowTwin)>> : std::bool_constant<V::kWindowTwin> {};
+
 // The slabs a block from which a ring's dense-B kernel copies B dense at N a multiple of 4.
 template <class V, class = void>
 struct DenseMinSlabs : std::integral_constant<int, 0> {};
@@ -193,11 +199,14 @@ struct SkinnyCase {
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
-  // As kernels/skinny.cu launches it: a ring for N <= 16 as its dense-B kernel where that applies
-  // (B dense, or A's rows through windows).
+  // As kernels/skinny.cu launches it: a ring for N <= 16 as its A-window kernel where A's rows
+  // are misaligned (64 rows of C), else as its dense-B kernel where that applies.
   static void run(const GemmArgs& p, unsigned char* smem) {
+    if constexpr (WindowTwin<V>::value) {
+      if (V::a_window_applies(p)) return V::Window::run(p, smem);
+    }
     if constexpr (kDenseTwin) {
-      if (V::twin_applies(p)) return V::Dense::run(p, smem);
+      if (V::dense_b_applies(p)) return V::Dense::run(p, smem);
     }
     V::run(p, smem);
   }
