@@ -144,11 +144,11 @@ struct SkinnyPipeIn {
   // the rings whose rows of C lie in four groups of warps (kAWindowCapable) copy each row of A
   // as the aligned float4s from the 16-byte boundary at or before the block's first k, instead
   // of 4-byte copies (run_a_window: a kernel of its own, Window, AWIN; inside the dense-B
-  // kernel its registers put 4-12 bytes of spills into that kernel's other paths). Row s of A then holds k at slab
-  // position p = k - k0 + o, o its offset (0-3 floats past the boundary), the same for rows four
-  // apart: group h takes rows h, h + 4, ... (one offset a thread) and pairs position p with B's
-  // row k0 + p - o. Each stage holds B's rows k0 - 4 ... k0 - 1 too, in kLead rows before its
-  // slab (the last four used; kLead keeps the swizzle's whole groups).
+  // kernel its registers put 4-12 bytes of spills into that kernel's other paths). Row s of A
+  // then holds k at slab position p = k - k0 + o, o its offset (0-3 floats past the boundary),
+  // the same for rows four apart: group h takes rows h, h + 4, ... (one offset a thread) and
+  // pairs position p with B's row k0 + p - o. Each stage holds B's rows k0 - 4 ... k0 - 1 too,
+  // in kLead rows before its slab (the last four used; kLead keeps the swizzle's whole groups).
   static constexpr bool kAWindowCapable = SMALL_N && H == 4 && kPipeVecA && !WINDOW;
   static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
   static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has one
@@ -699,10 +699,10 @@ struct SkinnyPipeIn {
     return c;
   }
 
-  // kAWindow (launched where a_window_applies): run's ring over A's windows. Every row's positions cover k
-  // from kb - o (o <= 3), so up to three rows more than K's; B's lead rows and A's positions
-  // before kb are zero (a row of A before the block's first k is another block's, or another
-  // row's, and may hold an infinity), as are those past ke.
+  // kAWindow (launched where a_window_applies): run's ring over A's windows. Every row's
+  // positions cover k from kb - o (o <= 3), so up to three rows more than K's; B's lead rows and
+  // A's positions before kb are zero (a row of A before the block's first k is another block's,
+  // or another row's, and may hold an infinity), as are those past ke.
   __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;

@@ -169,7 +169,8 @@ struct LeanCopies<V, std::void_t<decltype(V::kLean)>> : std::bool_constant<V::kL
 template <class V, class = void>
 struct WindowTwin : std::false_type {};
 template <class V>
-struct WindowTwin<V, std::void_t<decltype(V::kWindowTwin)>> : std::bool_constant<V::kWindowTwin> {};
+struct WindowTwin<V, std::void_t<decltype(V::kWindowTwin)>>
+    : std::bool_constant<V::kWindowTwin> {};
 
 // The slabs a block from which a ring's dense-B kernel copies B dense at N a multiple of 4.
 template <class V, class = void>
@@ -372,8 +373,8 @@ void check_variant(const std::string& symbol, bool repacked) {
   // Dense B with B's rows misaligned and A's aligned (K a multiple of 4): the lean loop's dense
   // copies read as floats, then the tested dense copies of the last slab.
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm, kP.bn - 3, 4 * kP.bk + 4});
-  // A's rows through windows (the dense-B kernel of the rings at 64 rows of C where A's rows
-  // are misaligned): lda = K = 2 mod 4 (two offsets, rows four apart alike) over several slabs,
+  // A's rows through windows (the A-window kernel of the rings at 64 rows of C, launched where
+  // A's rows are misaligned): lda = K = 2 mod 4 (two offsets, rows four apart alike) over several slabs,
   // N misaligned (B's rows by element copies); the other shapes give K odd (four offsets) and,
   // shifted, A itself misaligned (row 0's first window starts before A).
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 1, kP.bn - 2, 5 * kP.bk + 2});
