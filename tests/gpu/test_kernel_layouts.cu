@@ -252,7 +252,9 @@ TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
 // N <= 16 in row groups (32 or 64 rows of C a block) over whole and partial slabs, partial row
 // blocks and a partial column tile. 500x8x20001, 300x13x6148 and 1000x16x300: the same rings
 // with K split over a cluster (sm_90), A's rows misaligned (element copies) or aligned, B's
-// rows misaligned, and K too short for every block of a cluster (empty splits).
+// rows misaligned, and K too short for every block of a cluster (empty splits). 1000x15x4097
+// (wave 25, added after its last device call): A's rows through windows in the 64-row rings at
+// 16 columns, split over clusters of 1-8, with B's rows misaligned and a partial row block.
 TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
   OCCTUNE_REQUIRE_GPU();
   const Dims shapes[] = {{1, 1, 1},       {1, 4096, 4096}, {1, 1027, 3001}, {8, 8192, 1024},
@@ -260,7 +262,8 @@ TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
                          {3001, 7, 1029}, {8192, 16, 512}, {13, 13, 20000}, {2, 600, 64},
                          {1000, 8, 1540}, {4097, 2, 4100}, {2000, 4, 8192}, {1000, 3, 4097},
                          {333, 8, 2052},  {1001, 3, 2052}, {1000, 16, 1028}, {3000, 12, 2052},
-                         {777, 8, 2052},  {500, 8, 20001}, {300, 13, 6148},  {1000, 16, 300}};
+                         {777, 8, 2052},  {500, 8, 20001}, {300, 13, 6148},  {1000, 16, 300},
+                         {1000, 15, 4097}};
   for (Layout l : kAllLayouts) {
     for (auto d : shapes) {
       LayoutProblem p(d, l, 0, 1.0f, 0.0f);
