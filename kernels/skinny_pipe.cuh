@@ -101,15 +101,14 @@ struct SkinnyPipeIn {
   // tested copies lose 4-15% at 2-6 (wave 24, calls E and F).
   static constexpr int kDenseMinSlabs = 8;
   __host__ __device__ static bool dense_b_applies(const GemmArgs& p) {
-    const bool aligned = reinterpret_cast<std::uintptr_t>(p.b) % 16 == 0;
+    const bool aligned = tile::aligned16(p.b);
     const bool long_k = (p.k + SPLITS - 1) / SPLITS >= kDenseMinSlabs * ROWS;
     return SMALL_N && aligned && p.ldb == p.n && p.n < COLS && (p.n % 4 != 0 || long_k);
   }
   // Whether launches run the A-window kernel (Window) in the variant's place: A's rows
   // misaligned (kAWindowCapable, below); before the dense-B kernel, whose B copies it keeps.
   __host__ __device__ static bool a_window_applies(const GemmArgs& p) {
-    const bool aligned = reinterpret_cast<std::uintptr_t>(p.a) % 16 == 0 && p.lda % 4 == 0;
-    return kWindowTwin && !aligned;
+    return kWindowTwin && !(tile::aligned16(p.a) && p.lda % 4 == 0);
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
@@ -620,11 +619,16 @@ struct SkinnyPipeIn {
     ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
   }
 
+  // The kernel: the A-window kernel's ring (correct for any A: offset 0 where A is aligned), or
+  // the others' (only the one a kernel runs is instantiated).
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
-    if constexpr (kAWindow) {  // correct for any A (offset 0 where A is aligned)
+    if constexpr (kAWindow)
       run_a_window(p, smem);
-      return;
-    }
+    else
+      run_ring(p, smem);
+  }
+
+  __device__ __forceinline__ static void run_ring(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;

@@ -41,7 +41,8 @@
 
 namespace occtune::kernels::tile {
 
-__device__ __forceinline__ bool aligned16(const void* p) {
+// Host too: the skinny rings' launches choose their kernel by it (kernels/skinny_pipe.cuh).
+__host__ __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
 }
 

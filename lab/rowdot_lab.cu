@@ -98,22 +98,21 @@ void with_dense(std::vector<Config>& out, const std::string& name, int min_n, in
 
 // Wave 25's call A: the rings with K split over clusters of 3-8 blocks, for shapes whose tiles
 // make a fraction of a wave at 2 (141 tiles of 64 rows at M = 9000: 282 blocks, two to an SM).
+// "ring S64 c16 r64 s4 x3" ("mring ..." for M <= 16), as the other rings are named.
+std::string split_name(const char* kind, int s, int c, int r, int st, int x) {
+  return std::string(kind) + " S" + std::to_string(s) + " c" + std::to_string(c) + " r" +
+         std::to_string(r) + " s" + std::to_string(st) + " x" + std::to_string(x);
+}
 template <int S, int C, int R, int ST, int... SPLITS>
 void split_series(std::vector<Config>& out, int min_n, int max_n) {
-  const auto name = [](int x) {
-    return "ring S" + std::to_string(S) + " c" + std::to_string(C) + " r" + std::to_string(R) +
-           " s" + std::to_string(ST) + " x" + std::to_string(x);
-  };
-  (with_dense<k::SkinnyPipeSmallNCluster<S, C, R, ST, SPLITS>>(out, name(SPLITS), min_n, max_n),
+  (with_dense<k::SkinnyPipeSmallNCluster<S, C, R, ST, SPLITS>>(
+       out, split_name("ring", S, C, R, ST, SPLITS), min_n, max_n),
    ...);
 }
 template <int S, int C, int R, int ST, int... SPLITS>
 void m_split_series(std::vector<Config>& out) {
-  const auto name = [](int x) {
-    return "mring S" + std::to_string(S) + " c" + std::to_string(C) + " r" + std::to_string(R) +
-           " s" + std::to_string(ST) + " x" + std::to_string(x);
-  };
-  (out.push_back(ring<k::SkinnyPipeCluster<S, C, R, ST, SPLITS>>(name(SPLITS), 9, 16, true)),
+  (out.push_back(ring<k::SkinnyPipeCluster<S, C, R, ST, SPLITS>>(
+       split_name("mring", S, C, R, ST, SPLITS), 9, 16, true)),
    ...);
 }
 
