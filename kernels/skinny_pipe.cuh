@@ -568,10 +568,11 @@ struct SkinnyPipeIn {
   // sixteen FMAs.
   // dense_n: B's rows dense, dense_n floats apart (kDenseB), else 0; DENSE_VEC: dense_n is a
   // multiple of 4 (the dense-B kernel's lean loop there), so a row's four columns are one float4.
+  // Read as floats, a row's columns come turned by `turn` (dense_turn, below).
   template <bool DENSE_VEC>
   __device__ __forceinline__ static void fma_rows4(float (&acc)[kRowsPerThread][4],
                                                    const float* buf, int base, int q, int s0,
-                                                   int dense_n) {
+                                                   int dense_n, int turn) {
     float4 v[4];
     if constexpr (DENSE_VEC) {
       OCCTUNE_SKINNY_UNROLL
@@ -580,7 +581,7 @@ struct SkinnyPipeIn {
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
         const float* r = buf + (base + i) * dense_n + 4 * q;
-        v[i] = make_float4(r[0], r[1], r[2], r[3]);
+        v[i] = make_float4(r[turn & 3], r[(turn + 1) & 3], r[(turn + 2) & 3], r[(turn + 3) & 3]);
       }
     } else {
       // base is a multiple of 4: row base + i lies at b_row(base) ^ i (kBSwizzle).
@@ -589,6 +590,30 @@ struct SkinnyPipeIn {
       for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + (at ^ i) * COLS + 4 * q);
     }
     fma_a_rows<1>(acc, v, buf + kBFloats + s0 * ROWS, base);
+  }
+
+  // kDenseB, B's rows read as floats (N not a multiple of 4): the e-th floats of a warp's lanes'
+  // fours lie at addresses that differ by multiples of 4 (rows 4 N apart, columns 4 apart), on
+  // eight of the 32 banks, four lanes a bank: each load took 4 shared-memory wavefronts (wave 24,
+  // call K). So a lane reads its four columns from the turn-th on (column 4q + (e + turn) % 4 as
+  // its e-th), turn its rank among the warp's lanes whose fours start on the same four banks:
+  // four such lanes read four different banks. Its sums are then turned too (unturn, below).
+  __device__ static int dense_turn(int n, int lane) {
+    const auto banks = [n](int l) { return (n * (l / kLanes) + l % kLanes) & 7; };
+    int turn = 0;
+    for (int l = 0; l < lane; ++l) turn += banks(l) == banks(lane);
+    return turn & 3;
+  }
+  // A thread's sums back in column order (acc[s][e] held column 4q + (e + turn) % 4).
+  __device__ static void unturn(float (&acc)[kRowsPerThread][4], int turn) {
+    OCCTUNE_SKINNY_UNROLL
+    for (int s = 0; s < kRowsPerThread; ++s) {
+      const float v[4] = {acc[s][0], acc[s][1], acc[s][2], acc[s][3]};
+      OCCTUNE_SKINNY_UNROLL
+      for (int c = 0; c < 4; ++c)
+        acc[s][c] = turn == 1 ? v[(c + 3) & 3] : turn == 2 ? v[(c + 2) & 3]
+                  : turn == 3 ? v[(c + 1) & 3] : v[c];
+    }
   }
 
   // B's rows v (four consecutive of the slab, base ...) times A's values at them in the thread's
@@ -646,6 +671,7 @@ struct SkinnyPipeIn {
     const int my_s0 = warp % H * kRowsPerThread;
     int st = 0;  // the next slab to consume
     bool issued = false;  // whether the first STAGES - 1 slabs are issued
+    const int turn = kDenseB && p.n % 4 != 0 && dense_b_applies(p) ? dense_turn(p.n, lane) : 0;
     if constexpr (kLean) {
       // The slabs whose copies are whole, by the lean copies (Lean); the others below. The
       // dense-B kernel reads B's rows as float4s where N is a multiple of 4, else as floats.
@@ -653,9 +679,9 @@ struct SkinnyPipeIn {
       if (lean_applies(p, x0, s0) && whole >= STAGES - 1) {
         issued = true;
         if (kDenseB && p.n % 4 == 0)
-          st = lean_slabs<true>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0);
+          st = lean_slabs<true>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0, turn);
         else
-          st = lean_slabs<false>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0);
+          st = lean_slabs<false>(p, acc, sm, x0, s0, kb, whole, slot, q, my_s0, turn);
       }
     }
     // Planned here, after the lean loop, so that none of it is held across that loop.
@@ -669,10 +695,12 @@ struct SkinnyPipeIn {
       tile::copy_wait<STAGES - 2>();  // slab st has landed (this thread's copies)
       __syncthreads();  // everyone's copies of slab st, and everyone is done with slab st - 1
       issue(copies, sm, st + STAGES - 1, slabs);  // into slab st - 1's stage
-      consume<false>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, dense_n);
+      consume<false>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, dense_n, turn);
     }
     tile::copy_wait<0>();  // only empty groups are left; the ring is reused below
     __syncthreads();
+    if constexpr (kDenseB)
+      if (turn) unturn(acc, turn);
     if constexpr (!WINDOW) {
       sum_slots(p, acc, sm, inbox, slot, q, my_s0, s0, x0);
     } else {
@@ -764,7 +792,7 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static int lean_slabs(const GemmArgs& p,
                                                    float (&acc)[kRowsPerThread][4], float* sm,
                                                    int x0, int s0, int kb, int whole, int slot,
-                                                   int q, int my_s0) {
+                                                   int q, int my_s0, int turn) {
     Lean l = plan_lean(p, x0, s0, kb);
     OCCTUNE_SKINNY_UNROLL
     for (int i = 0; i < STAGES - 1; ++i) issue_lean(l, sm, i);
@@ -773,7 +801,7 @@ struct SkinnyPipeIn {
       tile::copy_wait<STAGES - 2>();
       __syncthreads();
       issue_lean(l, sm, st + STAGES - 1);
-      consume<DENSE_VEC>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, p.n);
+      consume<DENSE_VEC>(acc, sm + (st % STAGES) * kStageFloats, slot, q, my_s0, p.n, turn);
     }
     return st;
   }
@@ -782,11 +810,12 @@ struct SkinnyPipeIn {
   // times A's values at them, into its sums of C's rows my_s0 ... and columns 4q ... 4q + 3.
   template <bool DENSE_VEC>
   __device__ __forceinline__ static void consume(float (&acc)[kRowsPerThread][4], const float* buf,
-                                                 int slot, int q, int my_s0, int dense_n) {
+                                                 int slot, int q, int my_s0, int dense_n,
+                                                 int turn) {
     if constexpr (kPipeVecA) {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < ROWS / kSlots; j += 4)
-        fma_rows4<DENSE_VEC>(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n);
+        fma_rows4<DENSE_VEC>(acc, buf, kSlots * j + 4 * slot, q, my_s0, dense_n, turn);
     } else {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < ROWS / kSlots; ++j) {
