@@ -19,9 +19,10 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
 
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
 // the split in a cluster): the kernel alone, a ring for N <= 16 as its A-window kernel where A's
-// rows are misaligned (64 rows of C: Variant::a_window_applies), else as its dense-B kernel where
-// B is dense (Variant::dense_b_applies; both among the configuration's twin_functions, opted in
-// to the shared memory with the configuration's own by opt_in_dynamic_smem).
+// rows are misaligned (64 rows of C: Variant::a_window_applies; its DenseWindow where B is dense
+// too), else as its dense-B kernel where B is dense (Variant::dense_b_applies; all among the
+// configuration's twin_functions, opted in to the shared memory with the configuration's own by
+// opt_in_dynamic_smem).
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
@@ -29,7 +30,9 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
   if constexpr (Variant::kDenseTwin)
     if (Variant::dense_b_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
   if constexpr (Variant::kWindowTwin)
-    if (Variant::a_window_applies(args)) kernel = gemm_entry<typename Variant::Window>;
+    if (Variant::a_window_applies(args))
+      kernel = Variant::dense_b_applies(args) ? gemm_entry<typename Variant::DenseWindow>
+                                              : gemm_entry<typename Variant::Window>;
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
@@ -94,9 +97,12 @@ GemmConfig skinny_config(const char* spelled) {
   if constexpr (Variant::kDenseTwin)
     g.twin_functions.push_back(
         reinterpret_cast<const void*>(&gemm_entry<typename Variant::Dense>));
-  if constexpr (Variant::kWindowTwin)
+  if constexpr (Variant::kWindowTwin) {
     g.twin_functions.push_back(
         reinterpret_cast<const void*>(&gemm_entry<typename Variant::Window>));
+    g.twin_functions.push_back(
+        reinterpret_cast<const void*>(&gemm_entry<typename Variant::DenseWindow>));
+  }
   if (Variant::kCluster) {
     g.required_compute_capability = 90;
     g.requirement = "thread block clusters";

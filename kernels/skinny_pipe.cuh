@@ -92,8 +92,10 @@ struct SkinnyPipeIn {
   static constexpr bool kDenseTwin = SMALL_N;  // has a dense-B kernel (Dense, above)
   static constexpr bool kDenseB = DENSE;       // is that kernel
   using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true>;
-  // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin).
+  // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin), and
+  // the same with B dense (run_a_window), for operands where dense_b_applies too.
   using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, false, true>;
+  using DenseWindow = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
   // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
   // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
@@ -150,8 +152,8 @@ struct SkinnyPipeIn {
   // in kLead rows before its slab (the last four used; kLead keeps the swizzle's whole groups).
   static constexpr bool kAWindowCapable = SMALL_N && H == 4 && kPipeVecA && !WINDOW;
   static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
-  static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has one
-  static_assert(!AWIN || (kAWindowCapable && !DENSE), "skinny pipe: A's windows at H = 4 only");
+  static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has them
+  static_assert(!AWIN || kAWindowCapable, "skinny pipe: A's windows at H = 4 only");
   static constexpr int kLead = kAWindowCapable ? 4 * kBLine : 0;
   static constexpr int kStageFloatsAW = kStageFloats + kLead * COLS;  // a stage with kLead
   static_assert(!kAWindowCapable || (kSlots % (4 * kBLine) == 0 && ROWS / kSlots % 4 == 0),
@@ -334,7 +336,7 @@ struct SkinnyPipeIn {
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
     c.dense = kDenseB && dense_b_applies(p);
-    if constexpr (kDenseB) {
+    if constexpr (kDenseB || kAWindow) {
       c.b_dense = p.b + std::size_t(kb) * std::size_t(p.n) + 4 * t;
       c.b_dense_left = (long long)(ke - kb) * p.n - 4 * t;
     }
@@ -407,8 +409,9 @@ struct SkinnyPipeIn {
   // Issues the copies of slab st (rows st * ROWS ...) into its stage, then commits the group
   // (an empty one past the last slab, so that every thread's group count stays in step).
   // AW (kAWindow): A through windows (a_shift), B's four rows before the slab too (issue_b_lead),
-  // into stages of kStageFloatsAW floats whose slab follows kLead rows.
-  template <bool AW = false>
+  // into stages of kStageFloatsAW floats whose slab follows kLead rows; DW: B dense there, its
+  // four rows before the slab's the four before it (issue_b_dense<4>).
+  template <bool AW = false, bool DW = false>
   __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
     if (st < slabs) {
       float* buf = AW ? sm + (st % STAGES) * kStageFloatsAW + kLead * COLS
@@ -416,7 +419,9 @@ struct SkinnyPipeIn {
       const int t = int(threadIdx.x);
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
-      if (kDenseB && c.dense) {
+      if constexpr (DW) {
+        issue_b_dense<4>(c, buf, st);
+      } else if (kDenseB && c.dense) {
         issue_b_dense(c, buf, st);
       } else if (c.vec) {
         float* dst = buf + b_at(c.b_row) + 4 * (t % kLanes);
@@ -453,7 +458,7 @@ struct SkinnyPipeIn {
       }
       // A is read by every column tile: plain copies, no evict-first (SMALL_N: A is the operand
       // read once, and its copies are evict-first).
-      if constexpr (AW) issue_b_lead(c, buf, k0, b);
+      if constexpr (AW && !DW) issue_b_lead(c, buf, k0, b);
       if constexpr (kPipeVecA) {
         issue_a_vectors<AW>(c, buf + kBFloats, k0);
       } else {
@@ -486,17 +491,21 @@ struct SkinnyPipeIn {
   // kDenseB: slab st's ROWS * N floats of B, as they lie, into the stage's first ROWS * N
   // floats: 16-byte copies, zero past K (a zero row of A meets every row of B past K, which must
   // not be NaN), and element by element for a last float4 that B's end cuts (a 16-byte copy
-  // would be counted as reading past B).
+  // would be counted as reading past B). LEAD (kAWindow's lead rows): the LEAD rows before the
+  // slab too, LEAD N floats before b_sm, zero before the block's first row of K (a multiple of
+  // 4 floats: LEAD is 4).
+  template <int LEAD = 0>
   __device__ __forceinline__ static void issue_b_dense(const Copies& c, float* b_sm, int st) {
     const int t = int(threadIdx.x), n = c.n;
     const long long left = c.b_dense_left - (long long)st * ROWS * n;
-    const float* src = c.b_dense + std::size_t(st) * ROWS * std::size_t(n);
+    const float* src = c.b_dense + std::size_t(st) * ROWS * std::size_t(n);  // the slab's start
     OCCTUNE_SKINNY_UNROLL
-    for (int j = 0; j < passes(ROWS * COLS / 4); ++j) {
-      const int pass = 4 * j * kSkinnyThreads;  // floats between this copy and the first
+    for (int j = 0; j < passes((ROWS + LEAD) * COLS / 4); ++j) {
+      const int pass = 4 * j * kSkinnyThreads - LEAD * n;  // floats from src to this copy's first
       const int at = 4 * t + pass;                 // the float of the slab this copy starts at
       if (at >= ROWS * n) break;
-      const long long in = left - pass;  // floats of B from here
+      // Floats of B from here (none before the block's first row of K: LEAD, slab 0).
+      const long long in = LEAD && st == 0 && at < 0 ? 0 : left - pass;
       if (in >= 4 || in <= 0) {
         tile::copy_async<16>(b_sm + at, in > 0 ? src + pass : c.b_any, in > 0 ? 16 : 0);
         continue;
@@ -580,8 +589,7 @@ struct SkinnyPipeIn {
     } else if (kDenseB && dense_n) {
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
-        const float* r = buf + (base + i) * dense_n + 4 * q;
-        v[i] = make_float4(r[turn & 3], r[(turn + 1) & 3], r[(turn + 2) & 3], r[(turn + 3) & 3]);
+        v[i] = load_turned(buf + (base + i) * dense_n + 4 * q, turn);
       }
     } else {
       // base is a multiple of 4: row base + i lies at b_row(base) ^ i (kBSwizzle).
@@ -592,17 +600,23 @@ struct SkinnyPipeIn {
     fma_a_rows<1>(acc, v, buf + kBFloats + s0 * ROWS, base);
   }
 
-  // kDenseB, B's rows read as floats (N not a multiple of 4): the e-th floats of a warp's lanes'
-  // fours lie at addresses that differ by multiples of 4 (rows 4 N apart, columns 4 apart), on
-  // eight of the 32 banks, four lanes a bank: each load took 4 shared-memory wavefronts (wave 24,
-  // call K). So a lane reads its four columns from the turn-th on (column 4q + (e + turn) % 4 as
-  // its e-th), turn its rank among the warp's lanes whose fours start on the same four banks:
-  // four such lanes read four different banks. Its sums are then turned too (unturn, below).
+  // B's rows dense, read as floats (the dense-B kernel's at N not a multiple of 4, the A-window
+  // kernel's at any N): the e-th floats of a warp's lanes' fours lie at addresses that differ by
+  // multiples of 4 (rows 4 N apart, columns 4 apart), on eight of the 32 banks, four lanes a
+  // bank: each load took 4 shared-memory wavefronts (wave 24, call K). So a lane reads its four
+  // columns from the turn-th on (column 4q + (e + turn) % 4 as its e-th), turn its rank among
+  // the warp's lanes whose fours start on the same four banks: four such lanes read four
+  // different banks. Its sums are then turned too (unturn, below). At 8192x10x8192 the dense-B
+  // kernel took 72.2 us, 82.7 before (wave 26, call A).
   __device__ static int dense_turn(int n, int lane) {
     const auto banks = [n](int l) { return (n * (l / kLanes) + l % kLanes) & 7; };
     int turn = 0;
     for (int l = 0; l < lane; ++l) turn += banks(l) == banks(lane);
     return turn & 3;
+  }
+  // The four floats from r, turned: its e-th is r[(e + turn) % 4].
+  __device__ __forceinline__ static float4 load_turned(const float* r, int turn) {
+    return make_float4(r[turn & 3], r[(turn + 1) & 3], r[(turn + 2) & 3], r[(turn + 3) & 3]);
   }
   // A thread's sums back in column order (acc[s][e] held column 4q + (e + turn) % 4).
   __device__ static void unturn(float (&acc)[kRowsPerThread][4], int turn) {
@@ -720,11 +734,12 @@ struct SkinnyPipeIn {
   __device__ static int a_window_shift(const float* a) {
     return int((reinterpret_cast<std::uintptr_t>(a) >> 2) & 3u);
   }
-  // run_a_window's Copies: B's rows not dense, A's from its windows' starts.
+  // run_a_window's Copies: A's from its windows' starts, B's rows dense where DW.
+  template <bool DW>
   __device__ __forceinline__ static Copies plan_window_copies(const GemmArgs& p, int x0, int s0,
                                                              int kb, int ke) {
     Copies c = plan_copies(p, x0, s0, kb, ke);
-    c.dense = false;
+    c.dense = DW;
     c.a_vec = true;
     c.a_shift = a_window_shift(c.a);
     c.a -= c.a_shift;
@@ -734,8 +749,16 @@ struct SkinnyPipeIn {
   // kAWindow (launched where a_window_applies): run's ring over A's windows. Every row's
   // positions cover k from kb - o (o <= 3), so up to three rows more than K's; B's lead rows and
   // A's positions before kb are zero (a row of A before the block's first k is another block's,
-  // or another row's, and may hold an infinity), as are those past ke.
+  // or another row's, and may hold an infinity), as are those past ke. DenseWindow (launched
+  // where dense_b_applies too, and only there) copies B's slabs and lead rows dense and reads
+  // them as turned floats (DW), as the dense-B kernel does: at 8192x14x8192 (A aligned) the
+  // dense-B kernel took 72.5 us, the variant 85.4 (wave 26, call A). A kernel of its own: with
+  // both paths the window kernels spilled 4-24 bytes.
   __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
+    run_a_window_as<kDenseB>(p, smem);
+  }
+  template <bool DW>
+  __device__ __forceinline__ static void run_a_window_as(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
@@ -750,38 +773,53 @@ struct SkinnyPipeIn {
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes, h = warp % H;
     // Position 4 slot + i (plus whole passes of the slots) of group h's rows meets B's row
     // 4 slot + i - o of the slab, a lead row where negative.
+    // DW: B's rows N floats apart from the slab's start, the lead rows before it.
     const int o = a_offset(p, s0 + h, kb);
     int b_off[4];
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < 4; ++i) b_off[i] = b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
+    for (int i = 0; i < 4; ++i)
+      b_off[i] = DW ? (4 * slot + i - o) * p.n + 4 * q
+                    : b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
+    const int turn = DW ? dense_turn(p.n, lane) : 0;
     // Copies' tested copies only: lean ones for the slabs inside K (as run's) took 0-9% longer
     // (wave 25, call C).
-    const Copies c = plan_window_copies(p, x0, s0, kb, ke);
+    const Copies c = plan_window_copies<DW>(p, x0, s0, kb, ke);
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < STAGES - 1; ++i) issue<true>(c, sm, i, slabs);
+    for (int i = 0; i < STAGES - 1; ++i) issue<true, DW>(c, sm, i, slabs);
     for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();
       __syncthreads();
-      issue<true>(c, sm, st + STAGES - 1, slabs);
-      consume_window(acc, sm, st, slot, b_off, h);
+      issue<true, DW>(c, sm, st + STAGES - 1, slabs);
+      consume_window<DW>(acc, sm, st, slot, b_off, h, p.n, turn);
     }
     tile::copy_wait<0>();
     __syncthreads();
+    if constexpr (DW)
+      if (turn) unturn(acc, turn);
     sum_slots<4>(p, acc, sm, inbox, slot, q, h, s0, x0);
     if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
   }
 
   // run_a_window's FMAs over slab st: group h's rows of A against B's rows b_off (a thread's four
-  // rows of the slab at position 4 slot, lead rows where negative), each pass of the slots on.
+  // rows of the slab at position 4 slot, lead rows where negative), each pass of the slots on;
+  // DW: B's rows dense, n floats apart, read as floats turned by `turn` (dense_turn).
+  template <bool DW>
   __device__ __forceinline__ static void consume_window(float (&acc)[kRowsPerThread][4],
                                                         const float* sm, int st, int slot,
-                                                        const int (&b_off)[4], int h) {
+                                                        const int (&b_off)[4], int h, int n,
+                                                        int turn) {
     const float* buf = sm + (st % STAGES) * kStageFloatsAW + kLead * COLS;
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < ROWS / kSlots; j += 4) {
       float4 v[4];
       OCCTUNE_SKINNY_UNROLL
-      for (int i = 0; i < 4; ++i) v[i] = tile::load4(buf + kSlots * j * COLS + b_off[i]);
+      for (int i = 0; i < 4; ++i) {
+        if constexpr (DW) {
+          v[i] = load_turned(buf + kSlots * j * n + b_off[i], turn);
+        } else {
+          v[i] = tile::load4(buf + kSlots * j * COLS + b_off[i]);
+        }
+      }
       fma_a_rows<4>(acc, v, buf + kBFloats + h * ROWS, kSlots * j + 4 * slot);
     }
   }

@@ -42,6 +42,7 @@ struct Config {
   size_t smem;
   int splits = 1;        // blocks along K in a thread block cluster (grid z)
   bool m_side = false;   // a ring for M <= 16 (B the large operand)
+  bool (*applies)(const k::GemmArgs&) = nullptr;  // where set, run only where it holds
   bool runs_on(int m, int n) const {
     const int small = m_side ? m : n;
     return small >= min_n && small <= max_n;
@@ -90,8 +91,13 @@ void with_dense(std::vector<Config>& out, const std::string& name, int min_n, in
   d.f = k::gemm_entry<typename V::Dense>;
   out.push_back(d);
   if constexpr (V::kWindowTwin) {
-    c.name += " win";
-    c.f = k::gemm_entry<typename V::Window>;
+    Config w = c;
+    w.name += " win";
+    w.f = k::gemm_entry<typename V::Window>;
+    out.push_back(w);
+    c.name += " dwin";  // B dense too: run only where dense_b_applies
+    c.f = k::gemm_entry<typename V::DenseWindow>;
+    c.applies = &V::dense_b_applies;
     out.push_back(c);
   }
 }
@@ -199,14 +205,15 @@ int main(int argc, char** argv) {
   for (const auto& shape : shapes) {
     const int m = shape[0], n = shape[1], kk = shape[2];
     const size_t mn = size_t(m) * n;
-    std::vector<Config> use;
-    for (auto& c : configs)
-      if (c.runs_on(m, n)) use.push_back(c);
     float *a, *b, *y, *ref;
     CK(cudaMalloc(&a, size_t(m) * kk * 4));
     CK(cudaMalloc(&b, size_t(kk) * n * 4));
     CK(cudaMalloc(&y, mn * 4));
     CK(cudaMalloc(&ref, mn * 4));
+    const k::GemmArgs args{a, b, y, m, n, kk, kk, n, n};
+    std::vector<Config> use;
+    for (auto& c : configs)
+      if (c.runs_on(m, n) && (!c.applies || c.applies(args))) use.push_back(c);
     fill<<<1024, 256>>>(a, size_t(m) * kk, 1, true);
     fill<<<1024, 256>>>(b, size_t(kk) * n, 2, true);
     CK(cudaDeviceSynchronize());
@@ -216,7 +223,7 @@ int main(int argc, char** argv) {
                          n);
     };
     auto launch = [&](const Config& c) {
-      k::GemmArgs p{a, b, y, m, n, kk, kk, n, n};
+      const k::GemmArgs p = args;
       // occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's.
       dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
       if (c.splits == 1) {

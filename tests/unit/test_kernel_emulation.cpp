@@ -194,6 +194,7 @@ struct SkinnyCase {
   static constexpr bool kVectorA = V::kPipeVecA;
   static constexpr bool kWholeColumns = RowDot<V>::value;
   static constexpr bool kDenseTwin = DenseTwin<V>::value;
+  static constexpr bool kWindowTwin = WindowTwin<V>::value;
   static constexpr int kDenseMinSlabs = DenseMinSlabs<V>::value;
   static constexpr bool kLean = LeanCopies<V>::value;
   static std::size_t workspace_bytes(int m, int n) { return V::workspace_bytes(m, n); }
@@ -201,10 +202,12 @@ struct SkinnyCase {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
   // As kernels/skinny.cu launches it: a ring for N <= 16 as its A-window kernel where A's rows
-  // are misaligned (64 rows of C), else as its dense-B kernel where that applies.
+  // are misaligned (64 rows of C; with B dense where that applies too), else as its dense-B
+  // kernel where that applies.
   static void run(const GemmArgs& p, unsigned char* smem) {
     if constexpr (WindowTwin<V>::value) {
-      if (V::a_window_applies(p)) return V::Window::run(p, smem);
+      if (V::a_window_applies(p))
+        return V::dense_b_applies(p) ? V::DenseWindow::run(p, smem) : V::Window::run(p, smem);
     }
     if constexpr (kDenseTwin) {
       if (V::dense_b_applies(p)) return V::Dense::run(p, smem);
@@ -381,6 +384,11 @@ void check_variant(const std::string& symbol, bool repacked) {
   // A's windows with B's rows aligned (N the tile's width; B's 16-byte copies and their lead
   // rows) and K odd over six slabs, a row tile inside M and one past it.
   if constexpr (DenseTwin<V>::value) shapes.push_back({2 * kP.bm + 1, kP.bn, 6 * kP.bk + 1});
+  // A's windows with B dense (exact storage: the A-window kernel's DenseWindow; the shapes above
+  // with N below the tile's width give N misaligned): N a multiple of 4 over enough slabs for
+  // dense B (its rows read as floats, turned), K = 3 mod 4.
+  if constexpr (WindowTwin<V>::value)
+    if (kP.bn > 4) shapes.push_back({kP.bm + 2, kP.bn - 4, V::kDenseMinSlabs * kP.bk + 3});
   // The rings' lean copies (kernels/skinny_pipe.cuh) with A and B aligned: a column tile that
   // passes N, a multiple of 4 (zero-filled copies of B past N), a row tile that passes M (one
   // pass of A's rows: zero-filled rows; two passes: the tested copies), and a K four rows past
