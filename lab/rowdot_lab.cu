@@ -116,6 +116,12 @@ void split_series(std::vector<Config>& out, int min_n, int max_n) {
    ...);
 }
 template <int S, int C, int R, int ST, int... SPLITS>
+void m_window_series(std::vector<Config>& out, int min_m, int max_m) {
+  (out.push_back(ring<k::SkinnyPipeWindowCluster<S, C, R, ST, SPLITS>>(
+       split_name("mwin", S, C, R, ST, SPLITS), min_m, max_m, true)),
+   ...);
+}
+template <int S, int C, int R, int ST, int... SPLITS>
 void m_split_series(std::vector<Config>& out) {
   (out.push_back(ring<k::SkinnyPipeCluster<S, C, R, ST, SPLITS>>(
        split_name("mring", S, C, R, ST, SPLITS), 9, 16, true)),
@@ -194,6 +200,19 @@ int main(int argc, char** argv) {
   split_series<32, 16, 128, 4, 3, 4, 5, 6, 7, 8>(configs, 9, 16);
   split_series<64, 8, 128, 3, 3, 5, 6, 7, 8>(configs, 5, 8);
   m_split_series<16, 64, 64, 4, 3, 4, 5, 6, 7, 8>(configs);
+  // Wave 26's call F: the windowed rings for M <= 16 (B's rows of any alignment, COLS - 4
+  // columns a tile), split over clusters, beside the registered ones, where N is odd.
+  m_window_series<16, 64, 64, 4, 2, 3, 4>(configs, 9, 16);
+  m_window_series<16, 64, 128, 2, 2>(configs, 9, 16);
+  m_window_series<16, 128, 64, 3, 2>(configs, 9, 16);
+  m_window_series<8, 64, 64, 4, 2, 4>(configs, 5, 8);
+  m_window_series<8, 128, 64, 3, 2>(configs, 5, 8);
+  configs.push_back(ring<k::SkinnyPipeWindow<16, 32, 128, 4>>("mwin S16 c32 r128 s4", 9, 16, true));
+  configs.push_back(ring<k::SkinnyPipeWindow<8, 64, 64, 4>>("mwin S8 c64 r64 s4", 5, 8, true));
+  configs.push_back(
+      ring<k::SkinnyPipeWindowCluster<8, 32, 128, 4, 4>>("mwin S8 c32 r128 s4 x4", 5, 8, true));
+  configs.push_back(ring<k::SkinnyPipeCluster<8, 32, 128, 4, 4>>("mring S8 c32 r128 s4 x4", 5, 8,
+                                                                 true));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
   for (auto& c : configs)
