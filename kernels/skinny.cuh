@@ -719,7 +719,12 @@ namespace occtune::kernels {
 // stages (wave 17) and five (wave 23, call J: with the lean copies, 16x8192x8192 68.6-69.6
 // against 71.1 us, 16x16384x16384 253.7-254.4 against 260.8-261.3; docs/PERFORMANCE.md), and
 // split over 3 and 4 (wave 25, call A: 16x10000x10000 119.4 against 121.7 us, 16x9000x14000
-// 153.4 against 165.7; their column tiles make a fraction of a wave at 2).
+// 153.4 against 165.7; their column tiles make a fraction of a wave at 2). The windowed rings
+// (B's rows of any alignment) for M <= 16 at 64 columns split over 2-4 (wave 26, call F, lab
+// variants against the registered rings, twice: 16x9999x7777 125.7-126.2 us, 1.18x cuBLAS, where
+// split-K had won at 0.97x in call E's bench; 12x8191x8191 113.4-113.5 against 130.5-130.6 for
+// the best registered ring; 16x16383x16383 356.3-356.7, 16x4097x4097 34.5-34.6 over 3,
+// 8x9999x7777 and 5x12001x12001 at 8 rows over 2: 103.9-104.0 and 172.7-172.9).
 #define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X)     \
   X(SkinnyCluster<1, 0, 8>)                    \
   X(SkinnyClusterRealign<1, 0, 8>)             \
@@ -734,7 +739,11 @@ namespace occtune::kernels {
   X(SkinnyPipeCluster<16, 64, 64, 4, 2>)       \
   X(SkinnyPipeCluster<16, 64, 64, 5, 2>)       \
   X(SkinnyPipeCluster<16, 64, 64, 4, 3>)       \
-  X(SkinnyPipeCluster<16, 64, 64, 4, 4>)
+  X(SkinnyPipeCluster<16, 64, 64, 4, 4>)       \
+  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 2>) \
+  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 3>) \
+  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 4>) \
+  X(SkinnyPipeWindowCluster<8, 64, 64, 4, 2>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
   X(Skinny<8, 0, 8>)                          \
