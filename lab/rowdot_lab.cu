@@ -80,25 +80,25 @@ Config ring(const std::string& name, int min_small, int max_small, bool m_side =
 
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
-// misaligned and B is dense, and (64 rows of C) as its A-window kernel, launched where A's rows
-// are misaligned: each run where it is registered to run and where it is not.
+// misaligned and B is dense, and (64 rows of C) as its A-window kernels, launched where A's rows
+// are misaligned (" win"; " dwin" where B is dense too, and run only there): each run where it
+// is registered to run and where it is not.
 template <class V>
 void with_dense(std::vector<Config>& out, const std::string& name, int min_n, int max_n) {
-  Config c = ring<V>(name, min_n, max_n);
+  const Config c = ring<V>(name, min_n, max_n);
+  const auto twin = [&](const char* suffix, void (*f)(k::GemmArgs),
+                        bool (*applies)(const k::GemmArgs&)) {
+    Config t = c;
+    t.name += suffix;
+    t.f = f;
+    t.applies = applies;
+    out.push_back(t);
+  };
   out.push_back(c);
-  Config d = c;
-  d.name += " dense";
-  d.f = k::gemm_entry<typename V::Dense>;
-  out.push_back(d);
+  twin(" dense", k::gemm_entry<typename V::Dense>, nullptr);
   if constexpr (V::kWindowTwin) {
-    Config w = c;
-    w.name += " win";
-    w.f = k::gemm_entry<typename V::Window>;
-    out.push_back(w);
-    c.name += " dwin";  // B dense too: run only where dense_b_applies
-    c.f = k::gemm_entry<typename V::DenseWindow>;
-    c.applies = &V::dense_b_applies;
-    out.push_back(c);
+    twin(" win", k::gemm_entry<typename V::Window>, nullptr);
+    twin(" dwin", k::gemm_entry<typename V::DenseWindow>, &V::dense_b_applies);
   }
 }
 
