@@ -95,7 +95,8 @@ struct SkinnyPipeIn {
   // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin), and
   // the same with B dense (run_a_window), for operands where dense_b_applies too.
   using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, false, true>;
-  using DenseWindow = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true, true>;
+  using DenseWindow =
+      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
   // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
   // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
@@ -410,7 +411,7 @@ struct SkinnyPipeIn {
   // (an empty one past the last slab, so that every thread's group count stays in step).
   // AW (kAWindow): A through windows (a_shift), B's four rows before the slab too (issue_b_lead),
   // into stages of kStageFloatsAW floats whose slab follows kLead rows; DW: B dense there, its
-  // four rows before the slab's the four before it (issue_b_dense<4>).
+  // stretch starting four rows before the slab (issue_b_dense<4>), so the lead rows come with it.
   template <bool AW = false, bool DW = false>
   __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
     if (st < slabs) {
