@@ -4,6 +4,7 @@
 // kernel; a cluster variant with its cluster dimension).
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kernels/dependent_launch.cuh"
 #include "kernels/gemm_family.cuh"
@@ -18,21 +19,32 @@ std::size_t skinny_workspace(int m, int n, int /*k*/) {
 }
 
 // The workspace split's launch: its tickets zeroed, then the kernel; the others' (no split, or
-// the split in a cluster): the kernel alone, a ring for N <= 16 as its A-window kernel where A's
-// rows are misaligned (64 rows of C: Variant::a_window_applies; its DenseWindow where B is dense
-// too), else as its dense-B kernel where B is dense (Variant::dense_b_applies; all among the
-// configuration's twin_functions, opted in to the shared memory with the configuration's own by
+// the split in a cluster): the kernel alone, a ring for N <= 16 as the twin kernel its operands
+// call for (SkinnyPipeIn::with_twin_for: A-window, dense-B or both; all among the configuration's
+// twin_functions, opted in to the shared memory with the configuration's own by
 // opt_in_dynamic_smem).
+// The entry of the kernel SkinnyPipeIn::with_twin_for picks.
+struct TwinEntry {
+  void (*&kernel)(GemmArgs);
+  template <class Kernel>
+  void operator()() const {
+    kernel = gemm_entry<Kernel>;
+  }
+};
+// SkinnyPipeIn::for_each_twin's kernels into a configuration's twin_functions.
+struct TwinFunctions {
+  std::vector<const void*>& out;
+  template <class Kernel>
+  void operator()() const {
+    out.push_back(reinterpret_cast<const void*>(&gemm_entry<Kernel>));
+  }
+};
+
 template <class Variant>
 cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t smem,
                           cudaStream_t stream) {
   void (*kernel)(GemmArgs) = gemm_entry<Variant>;
-  if constexpr (Variant::kDenseTwin)
-    if (Variant::dense_b_applies(args)) kernel = gemm_entry<typename Variant::Dense>;
-  if constexpr (Variant::kWindowTwin)
-    if (Variant::a_window_applies(args))
-      kernel = Variant::dense_b_applies(args) ? gemm_entry<typename Variant::DenseWindow>
-                                              : gemm_entry<typename Variant::Window>;
+  if constexpr (Variant::kDenseTwin) Variant::with_twin_for(args, TwinEntry{kernel});
   if constexpr (Variant::kWorkspaceSplit) {
     // Without its workspace the variant cannot run; refuse like a bad launch configuration.
     if (!args.workspace || args.workspace_bytes < Variant::workspace_bytes(args.m, args.n))
@@ -94,15 +106,7 @@ GemmConfig skinny_config(const char* spelled) {
   GemmConfig g = skinny_gemm_config<Variant>(spelled, std::move(params), &launch_skinny<Variant>);
   g.grid_z = Variant::kSplits;
   if (Variant::kWorkspaceSplit) g.workspace_bytes = &skinny_workspace<Variant>;
-  if constexpr (Variant::kDenseTwin)
-    g.twin_functions.push_back(
-        reinterpret_cast<const void*>(&gemm_entry<typename Variant::Dense>));
-  if constexpr (Variant::kWindowTwin) {
-    g.twin_functions.push_back(
-        reinterpret_cast<const void*>(&gemm_entry<typename Variant::Window>));
-    g.twin_functions.push_back(
-        reinterpret_cast<const void*>(&gemm_entry<typename Variant::DenseWindow>));
-  }
+  if constexpr (Variant::kDenseTwin) Variant::for_each_twin(TwinFunctions{g.twin_functions});
   if (Variant::kCluster) {
     g.required_compute_capability = 90;
     g.requirement = "thread block clusters";

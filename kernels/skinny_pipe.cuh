@@ -113,6 +113,39 @@ struct SkinnyPipeIn {
   __host__ __device__ static bool a_window_applies(const GemmArgs& p) {
     return kWindowTwin && !(tile::aligned16(p.a) && p.lda % 4 == 0);
   }
+  // The kernel a launch of the variant runs in its place for these operands, handed to f as
+  // f.template operator()<Kernel>() (kernels/skinny.cu's launch, and the emulator's): the
+  // A-window kernel where a_window_applies (DenseWindow where dense_b_applies too), else the
+  // dense-B kernel where dense_b_applies. False, f not called, where the variant runs itself.
+  template <class F>
+  static bool with_twin_for(const GemmArgs& p, F&& f) {
+    if constexpr (kWindowTwin) {
+      if (a_window_applies(p)) {
+        if (dense_b_applies(p))
+          f.template operator()<DenseWindow>();
+        else
+          f.template operator()<Window>();
+        return true;
+      }
+    }
+    if constexpr (kDenseTwin) {
+      if (dense_b_applies(p)) {
+        f.template operator()<Dense>();
+        return true;
+      }
+    }
+    return false;
+  }
+  // Every kernel with_twin_for may pick, each handed to f as above (the registration lists them
+  // as the configuration's twin_functions).
+  template <class F>
+  static void for_each_twin(F&& f) {
+    if constexpr (kDenseTwin) f.template operator()<Dense>();
+    if constexpr (kWindowTwin) {
+      f.template operator()<Window>();
+      f.template operator()<DenseWindow>();
+    }
+  }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
   static constexpr int kSlots = kSkinnyWarps / H * kGroups;  // rows the block takes at once
   static_assert(ROWS % kSlots == 0, "skinny pipe: a slab is whole passes of the block");
@@ -337,7 +370,7 @@ struct SkinnyPipeIn {
     const int t = int(threadIdx.x);
     c.vec = WINDOW || (tile::aligned16(p.b) && p.ldb % 4 == 0);
     c.dense = kDenseB && dense_b_applies(p);
-    if constexpr (kDenseB || kAWindow) {
+    if constexpr (kDenseB) {
       c.b_dense = p.b + std::size_t(kb) * std::size_t(p.n) + 4 * t;
       c.b_dense_left = (long long)(ke - kb) * p.n - 4 * t;
     }
@@ -410,9 +443,10 @@ struct SkinnyPipeIn {
   // Issues the copies of slab st (rows st * ROWS ...) into its stage, then commits the group
   // (an empty one past the last slab, so that every thread's group count stays in step).
   // AW (kAWindow): A through windows (a_shift), B's four rows before the slab too (issue_b_lead),
-  // into stages of kStageFloatsAW floats whose slab follows kLead rows; DW: B dense there, its
-  // stretch starting four rows before the slab (issue_b_dense<4>), so the lead rows come with it.
-  template <bool AW = false, bool DW = false>
+  // into stages of kStageFloatsAW floats whose slab follows kLead rows; with kDenseB
+  // (DenseWindow) B dense there, its stretch starting four rows before the slab
+  // (issue_b_dense<4>), so the lead rows come with it.
+  template <bool AW = false>
   __device__ __forceinline__ static void issue(const Copies& c, float* sm, int st, int slabs) {
     if (st < slabs) {
       float* buf = AW ? sm + (st % STAGES) * kStageFloatsAW + kLead * COLS
@@ -420,7 +454,7 @@ struct SkinnyPipeIn {
       const int t = int(threadIdx.x);
       const int k0 = st * ROWS;
       const float* b = c.b + std::size_t(st) * c.b_slab;
-      if constexpr (DW) {
+      if constexpr (AW && kDenseB) {
         issue_b_dense<4>(c, buf, st);
       } else if (kDenseB && c.dense) {
         issue_b_dense(c, buf, st);
@@ -459,7 +493,7 @@ struct SkinnyPipeIn {
       }
       // A is read by every column tile: plain copies, no evict-first (SMALL_N: A is the operand
       // read once, and its copies are evict-first).
-      if constexpr (AW && !DW) issue_b_lead(c, buf, k0, b);
+      if constexpr (AW && !kDenseB) issue_b_lead(c, buf, k0, b);
       if constexpr (kPipeVecA) {
         issue_a_vectors<AW>(c, buf + kBFloats, k0);
       } else {
@@ -735,12 +769,11 @@ struct SkinnyPipeIn {
   __device__ static int a_window_shift(const float* a) {
     return int((reinterpret_cast<std::uintptr_t>(a) >> 2) & 3u);
   }
-  // run_a_window's Copies: A's from its windows' starts, B's rows dense where DW.
-  template <bool DW>
+  // run_a_window's Copies: A's from its windows' starts (B's as plan_copies has them: dense in
+  // DenseWindow).
   __device__ __forceinline__ static Copies plan_window_copies(const GemmArgs& p, int x0, int s0,
                                                              int kb, int ke) {
     Copies c = plan_copies(p, x0, s0, kb, ke);
-    c.dense = DW;
     c.a_vec = true;
     c.a_shift = a_window_shift(c.a);
     c.a -= c.a_shift;
@@ -752,14 +785,10 @@ struct SkinnyPipeIn {
   // A's positions before kb are zero (a row of A before the block's first k is another block's,
   // or another row's, and may hold an infinity), as are those past ke. DenseWindow (launched
   // where dense_b_applies too, and only there) copies B's slabs and lead rows dense and reads
-  // them as turned floats (DW), as the dense-B kernel does: at 8192x14x8192 (A aligned) the
+  // them as turned floats (kDenseB), as the dense-B kernel does: at 8192x14x8192 (A aligned) the
   // dense-B kernel took 72.5 us, the variant 85.4 (wave 26, call A). A kernel of its own: with
   // both paths the window kernels spilled 4-24 bytes.
   __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
-    run_a_window_as<kDenseB>(p, smem);
-  }
-  template <bool DW>
-  __device__ __forceinline__ static void run_a_window_as(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
@@ -774,28 +803,28 @@ struct SkinnyPipeIn {
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes, h = warp % H;
     // Position 4 slot + i (plus whole passes of the slots) of group h's rows meets B's row
     // 4 slot + i - o of the slab, a lead row where negative.
-    // DW: B's rows N floats apart from the slab's start, the lead rows before it.
+    // DenseWindow: B's rows N floats apart from the slab's start, the lead rows before it.
     const int o = a_offset(p, s0 + h, kb);
     int b_off[4];
     OCCTUNE_SKINNY_UNROLL
     for (int i = 0; i < 4; ++i)
-      b_off[i] = DW ? (4 * slot + i - o) * p.n + 4 * q
+      b_off[i] = kDenseB ? (4 * slot + i - o) * p.n + 4 * q
                     : b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
-    const int turn = DW ? dense_turn(p.n, lane) : 0;
+    const int turn = kDenseB ? dense_turn(p.n, lane) : 0;
     // Copies' tested copies only: lean ones for the slabs inside K (as run's) took 0-9% longer
     // (wave 25, call C).
-    const Copies c = plan_window_copies<DW>(p, x0, s0, kb, ke);
+    const Copies c = plan_window_copies(p, x0, s0, kb, ke);
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < STAGES - 1; ++i) issue<true, DW>(c, sm, i, slabs);
+    for (int i = 0; i < STAGES - 1; ++i) issue<true>(c, sm, i, slabs);
     for (int st = 0; st < slabs; ++st) {
       tile::copy_wait<STAGES - 2>();
       __syncthreads();
-      issue<true, DW>(c, sm, st + STAGES - 1, slabs);
-      consume_window<DW>(acc, sm, st, slot, b_off, h, p.n, turn);
+      issue<true>(c, sm, st + STAGES - 1, slabs);
+      consume_window(acc, sm, st, slot, b_off, h, p.n, turn);
     }
     tile::copy_wait<0>();
     __syncthreads();
-    if constexpr (DW)
+    if constexpr (kDenseB)
       if (turn) unturn(acc, turn);
     sum_slots<4>(p, acc, sm, inbox, slot, q, h, s0, x0);
     if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
@@ -803,8 +832,7 @@ struct SkinnyPipeIn {
 
   // run_a_window's FMAs over slab st: group h's rows of A against B's rows b_off (a thread's four
   // rows of the slab at position 4 slot, lead rows where negative), each pass of the slots on;
-  // DW: B's rows dense, n floats apart, read as floats turned by `turn` (dense_turn).
-  template <bool DW>
+  // DenseWindow: B's rows dense, n floats apart, read as floats turned by `turn` (dense_turn).
   __device__ __forceinline__ static void consume_window(float (&acc)[kRowsPerThread][4],
                                                         const float* sm, int st, int slot,
                                                         const int (&b_off)[4], int h, int n,
@@ -815,7 +843,7 @@ struct SkinnyPipeIn {
       float4 v[4];
       OCCTUNE_SKINNY_UNROLL
       for (int i = 0; i < 4; ++i) {
-        if constexpr (DW) {
+        if constexpr (kDenseB) {
           v[i] = load_turned(buf + kSlots * j * n + b_off[i], turn);
         } else {
           v[i] = tile::load4(buf + kSlots * j * COLS + b_off[i]);

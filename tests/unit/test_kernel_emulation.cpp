@@ -201,16 +201,19 @@ struct SkinnyCase {
   static void prepare(const GemmArgs& p) {
     std::fill_n(V::tickets(p), V::tiles(p.m, p.n), 0u);
   }
-  // As kernels/skinny.cu launches it: a ring for N <= 16 as its A-window kernel where A's rows
-  // are misaligned (64 rows of C; with B dense where that applies too), else as its dense-B
-  // kernel where that applies.
-  static void run(const GemmArgs& p, unsigned char* smem) {
-    if constexpr (WindowTwin<V>::value) {
-      if (V::a_window_applies(p))
-        return V::dense_b_applies(p) ? V::DenseWindow::run(p, smem) : V::Window::run(p, smem);
+  // As kernels/skinny.cu launches it: a ring for N <= 16 as the twin kernel its operands call
+  // for (with_twin_for: A-window, dense-B or both), else itself.
+  struct RunTwin {
+    const GemmArgs& p;
+    unsigned char* smem;
+    template <class Kernel>
+    void operator()() const {
+      Kernel::run(p, smem);
     }
+  };
+  static void run(const GemmArgs& p, unsigned char* smem) {
     if constexpr (kDenseTwin) {
-      if (V::dense_b_applies(p)) return V::Dense::run(p, smem);
+      if (V::with_twin_for(p, RunTwin{p, smem})) return;
     }
     V::run(p, smem);
   }
