@@ -176,18 +176,24 @@ struct SkinnyPipeIn {
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = kBFloats + ROWS * S;
   // A's rows misaligned (lda not a multiple of 4, or A itself not 16-byte aligned: K odd, say):
-  // the rings whose rows of C lie in four groups of warps (kAWindowCapable) copy each row of A
-  // as the aligned float4s from the 16-byte boundary at or before the block's first k, instead
-  // of 4-byte copies (run_a_window: a kernel of its own, Window, AWIN; inside the dense-B
-  // kernel its registers put 4-12 bytes of spills into that kernel's other paths). Row s of A
-  // then holds k at slab position p = k - k0 + o, o its offset (0-3 floats past the boundary),
-  // the same for rows four apart: group h takes rows h, h + 4, ... (one offset a thread) and
-  // pairs position p with B's row k0 + p - o. Each stage holds B's rows k0 - 4 ... k0 - 1 too,
-  // in kLead rows before its slab (the last four used; kLead keeps the swizzle's whole groups).
-  static constexpr bool kAWindowCapable = SMALL_N && H == 4 && kPipeVecA && !WINDOW;
+  // the rings for N <= 16 (kAWindowCapable) copy each row of A as the aligned float4s from the
+  // 16-byte boundary at or before the block's first k, instead of 4-byte copies (run_a_window: a
+  // kernel of its own, Window, AWIN; inside the dense-B kernel its registers put 4-12 bytes of
+  // spills into that kernel's other paths). Row s of A then holds k at slab position
+  // p = k - k0 + o, o its offset (0-3 floats past the boundary), the same for rows four apart:
+  // group h takes rows h, h + H, ..., which fall into kOffsetClasses = 4 / H classes of rows
+  // four apart (one offset a class: rows h + H c + 4 u), and a thread pairs position p of a row
+  // of class c with B's row k0 + p - o_c (B's four rows read once per class and step: at H = 4
+  // one class, at H = 2 two, at H = 1 four). Each stage holds B's rows k0 - 4 ... k0 - 1 too, in
+  // kLead rows before its slab (the last four used; kLead keeps the swizzle's whole groups). A
+  // thread's copies of A must keep one offset too: its rows four apart or more (kAQuads below).
+  static constexpr int kOffsetClasses = 4 / H;
+  static constexpr bool kAWindowCapable =
+      SMALL_N && kPipeVecA && !WINDOW && (kSkinnyThreads / kAQuads) % 4 == 0;
   static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
   static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has them
-  static_assert(!AWIN || kAWindowCapable, "skinny pipe: A's windows at H = 4 only");
+  static_assert(!AWIN || kAWindowCapable,
+                "skinny pipe: A's windows for N small, slabs of 256 rows at most");
   static constexpr int kLead = kAWindowCapable ? 4 * kBLine : 0;
   static constexpr int kStageFloatsAW = kStageFloats + kLead * COLS;  // a stage with kLead
   static_assert(!kAWindowCapable || (kSlots % (4 * kBLine) == 0 && ROWS / kSlots % 4 == 0),
@@ -666,13 +672,14 @@ struct SkinnyPipeIn {
   }
 
   // B's rows v (four consecutive of the slab, base ...) times A's values at them in the thread's
-  // rows of a_sm (every ROW_STEP-th from its first), into its sums.
-  template <int ROW_STEP>
+  // rows of a_sm (every ROW_STEP-th from its first), into its sums; EVERY > 1 (run_a_window's
+  // offset classes): only its sums first, first + EVERY, ... (rows ROW_STEP EVERY apart).
+  template <int ROW_STEP, int EVERY = 1>
   __device__ __forceinline__ static void fma_a_rows(float (&acc)[kRowsPerThread][4],
                                                     const float4 (&v)[4], const float* a_sm,
-                                                    int base) {
+                                                    int base, int first = 0) {
     OCCTUNE_SKINNY_UNROLL
-    for (int s = 0; s < kRowsPerThread; ++s) {
+    for (int s = first; s < kRowsPerThread; s += EVERY) {
       const float4 w = tile::load4(a_sm + ROW_STEP * s * ROWS + base);
       const float a[4] = {w.x, w.y, w.z, w.w};
       OCCTUNE_SKINNY_UNROLL
@@ -801,15 +808,18 @@ struct SkinnyPipeIn {
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
     const int slot = warp / H * kGroups + lane / kLanes, q = lane % kLanes, h = warp % H;
-    // Position 4 slot + i (plus whole passes of the slots) of group h's rows meets B's row
-    // 4 slot + i - o of the slab, a lead row where negative.
+    // Position 4 slot + i (plus whole passes of the slots) of group h's rows of class c meets
+    // B's row 4 slot + i - o_c of the slab, a lead row where negative.
     // DenseWindow: B's rows N floats apart from the slab's start, the lead rows before it.
-    const int o = a_offset(p, s0 + h, kb);
-    int b_off[4];
+    int b_off[kOffsetClasses][4];
     OCCTUNE_SKINNY_UNROLL
-    for (int i = 0; i < 4; ++i)
-      b_off[i] = kDenseB ? (4 * slot + i - o) * p.n + 4 * q
-                    : b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
+    for (int c = 0; c < kOffsetClasses; ++c) {
+      const int o = a_offset(p, s0 + h + H * c, kb);
+      OCCTUNE_SKINNY_UNROLL
+      for (int i = 0; i < 4; ++i)
+        b_off[c][i] = kDenseB ? (4 * slot + i - o) * p.n + 4 * q
+                              : b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
+    }
     const int turn = kDenseB ? dense_turn(p.n, lane) : 0;
     // Copies' tested copies only: lean ones for the slabs inside K (as run's) took 0-9% longer
     // (wave 25, call C).
@@ -826,30 +836,39 @@ struct SkinnyPipeIn {
     __syncthreads();
     if constexpr (kDenseB)
       if (turn) unturn(acc, turn);
-    sum_slots<4>(p, acc, sm, inbox, slot, q, h, s0, x0);
+    sum_slots<H>(p, acc, sm, inbox, slot, q, h, s0, x0);
     if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
   }
 
-  // run_a_window's FMAs over slab st: group h's rows of A against B's rows b_off (a thread's four
-  // rows of the slab at position 4 slot, lead rows where negative), each pass of the slots on;
-  // DenseWindow: B's rows dense, n floats apart, read as floats turned by `turn` (dense_turn).
+  // run_a_window's FMAs over slab st: group h's rows of A of each offset class c against B's
+  // rows b_off[c] (a thread's four rows of the slab at position 4 slot, lead rows where
+  // negative), each pass of the slots on; DenseWindow: B's rows dense, n floats apart, read as
+  // floats turned by `turn` (dense_turn). A class's B rows are read just before its FMAs, so
+  // that one class's are held at a time (the 16-row threads hold 64 sums in 128 registers); the
+  // last class first: the other way round ptxas spilled 176 bytes in the 32-row ring's window
+  // kernel (4 stages, no cluster), this way 40 (its other kernels 0-4 either way).
   __device__ __forceinline__ static void consume_window(float (&acc)[kRowsPerThread][4],
                                                         const float* sm, int st, int slot,
-                                                        const int (&b_off)[4], int h, int n,
-                                                        int turn) {
+                                                        const int (&b_off)[kOffsetClasses][4],
+                                                        int h, int n, int turn) {
     const float* buf = sm + (st % STAGES) * kStageFloatsAW + kLead * COLS;
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < ROWS / kSlots; j += 4) {
-      float4 v[4];
       OCCTUNE_SKINNY_UNROLL
-      for (int i = 0; i < 4; ++i) {
-        if constexpr (kDenseB) {
-          v[i] = load_turned(buf + kSlots * j * n + b_off[i], turn);
-        } else {
-          v[i] = tile::load4(buf + kSlots * j * COLS + b_off[i]);
+      for (int back = 0; back < kOffsetClasses; ++back) {
+        const int c = kOffsetClasses - 1 - back;
+        float4 v[4];
+        OCCTUNE_SKINNY_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          if constexpr (kDenseB) {
+            v[i] = load_turned(buf + kSlots * j * n + b_off[c][i], turn);
+          } else {
+            v[i] = tile::load4(buf + kSlots * j * COLS + b_off[c][i]);
+          }
         }
+        fma_a_rows<H, kOffsetClasses>(acc, v, buf + kBFloats + h * ROWS, kSlots * j + 4 * slot,
+                                      c);
       }
-      fma_a_rows<4>(acc, v, buf + kBFloats + h * ROWS, kSlots * j + 4 * slot);
     }
   }
 

@@ -80,9 +80,9 @@ Config ring(const std::string& name, int min_small, int max_small, bool m_side =
 
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
-// misaligned and B is dense, and (64 rows of C) as its A-window kernels, launched where A's rows
-// are misaligned (" win"; " dwin" where B is dense too, and run only there): each run where it
-// is registered to run and where it is not.
+// misaligned and B is dense, and (slabs of 256 rows at most) as its A-window kernels, launched
+// where A's rows are misaligned (" win"; " dwin" where B is dense too, and run only there): each
+// run where it is registered to run and where it is not.
 template <class V>
 void with_dense(std::vector<Config>& out, const std::string& name, int min_n, int max_n) {
   const Config c = ring<V>(name, min_n, max_n);
@@ -199,6 +199,10 @@ int main(int argc, char** argv) {
   split_series<64, 16, 64, 4, 3, 4, 5, 6, 7, 8>(configs, 9, 16);
   split_series<32, 16, 128, 4, 3, 4, 5, 6, 7, 8>(configs, 9, 16);
   split_series<64, 8, 128, 3, 3, 5, 6, 7, 8>(configs, 5, 8);
+  // Wave 27's call A: A's windows at 16 and 32 rows of C (two or four offset classes a
+  // thread), over the splits the 16-row ring and the 32-row ring on 8 columns had not run.
+  split_series<16, 16, 256, 3, 3, 4, 5, 6, 7>(configs, 9, 16);
+  split_series<32, 8, 256, 2, 2, 3, 4, 6, 8>(configs, 5, 8);
   m_split_series<16, 64, 64, 4, 3, 4, 5, 6, 7, 8>(configs);
   // Wave 26's call F: the windowed rings for M <= 16 (B's rows of any alignment, COLS - 4
   // columns a tile), split over clusters, beside the registered ones, where N is odd.

@@ -10,7 +10,8 @@
 # the call's log with the date, the build's commit (carry/commit), the GPU and its clocks. It
 # sets R ($OUT, what comes back), W (/tmp/NAME, the call's scratch, archived by the script),
 # T ($R/results.txt, the log) and O (the occtune executable), and defines
-# `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh").
+# `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh"), and
+# the helpers below (sanitize, sanitize_control, suite).
 name=${1:?usage: . scripts/device-call-setup.sh NAME}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -25,3 +26,49 @@ step() { echo "$1 rc=$2 in $3 s" >> "$T"; }
 rm -rf build-h100 /tmp/pack && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pack build-h100
 { date -u; echo "build: $(cat carry/commit)"; nvidia-smi -L
   nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$T" 2>&1
+
+# `sanitize TOOL LIMIT SHAPE...`: compute-sanitizer's TOOL over the skinny family's candidates at
+# each shape (exhaustive, one sample each), logged with the tool's summary line and the
+# candidates' outcomes.
+sanitize() {
+  local tool=$1 limit=$2 t0=$SECONDS; shift 2
+  local args=(); for x in "$@"; do args+=(--shape "$x"); done
+  timeout "$limit" compute-sanitizer --tool "$tool" --kernel-name kns=occtune --print-limit 50 \
+    --error-exitcode 86 --log-file "$W/$tool.log" \
+    "$O" tune --no-isolation --quiet --format json --db "$W/$tool.db" --kernel skinny \
+      "${args[@]}" --min-tile 1 --strategy exhaustive --samples 1 --max-samples 1 \
+      --warmup 0 --min-seconds 0 --settle-ms 0 --settle-timeout-ms 0 > "$W/$tool.json" \
+      2> "$W/$tool.stderr"
+  step "$tool skinny" $? $((SECONDS - t0))
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$W/$tool.log" | tail -1 >> "$T"
+  python3 - "$W/$tool.json" >> "$T" <<'PY'
+import collections, json, sys
+doc = json.load(open(sys.argv[1]))
+c = collections.Counter(x["outcome"] for s in doc["shapes"] for k in s["kernels"]
+                        for x in k["candidates"])
+print(f"{sum(c.values())} candidates over {len(doc['shapes'])} shapes: {dict(c)}")
+PY
+}
+
+# `sanitize_control`: the planted-fault control (memcheck must see the planted kernels' faults).
+sanitize_control() {
+  local t0=$SECONDS
+  OCCTUNE_TEST_KERNELS=1 timeout 60 compute-sanitizer --tool memcheck --kernel-name kns=occtune \
+    --print-limit 5 --log-file "$W/control.log" "$O" tune --no-isolation --quiet \
+    --db "$W/control.db" --kernel planted_faults --shape 256x256x256 --samples 1 \
+    --max-samples 1 --warmup 0 --min-seconds 0 > /dev/null 2>&1
+  echo "control rc=$? in $((SECONDS - t0)) s: $(grep -c 'Invalid __global__' "$W/control.log")" \
+    "invalid accesses, $(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$W/control.log" | tail -1)" \
+    >> "$T"
+}
+
+# `suite NAME [FILE]`: `occtune bench` over a suite file (the default suite without one) into
+# $W/NAME, its summary appended to the log.
+suite() {
+  local t0=$SECONDS file=()
+  [ -n "${2:-}" ] && file=(-s "$2")
+  BENCH_TIMEOUT=100 timeout 120 bash scripts/bench-suite.sh -b "$O" "${file[@]}" -o "$W/$1" \
+    > "$W/$1.out" 2>&1
+  step "bench $1" $? $((SECONDS - t0))
+  echo "== $1" >> "$T"; cut -c1-150 "$W"/$1/*/summary.txt >> "$T"
+}

@@ -379,10 +379,12 @@ void check_variant(const std::string& symbol, bool repacked) {
   // Dense B with B's rows misaligned and A's aligned (K a multiple of 4): the lean loop's dense
   // copies read as floats, then the tested dense copies of the last slab.
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm, kP.bn - 3, 4 * kP.bk + 4});
-  // A's rows through windows (the A-window kernel of the rings at 64 rows of C, launched where
-  // A's rows are misaligned): lda = K = 2 mod 4 (two offsets, rows four apart alike) over several slabs,
-  // N misaligned (B's rows by element copies); the other shapes give K odd (four offsets) and,
-  // shifted, A itself misaligned (row 0's first window starts before A).
+  // A's rows through windows (the A-window kernel of the rings for N <= 16, launched where A's
+  // rows are misaligned): lda = K = 2 mod 4 (two offsets, rows four apart alike: at 16 and 32
+  // rows of C two offset classes of a thread's rows alike too) over several slabs, N misaligned
+  // (B's rows by element copies); the other shapes give K odd (four offsets: the classes of a
+  // thread's rows all differ) and, shifted, A itself misaligned (row 0's first window starts
+  // before A).
   if constexpr (DenseTwin<V>::value) shapes.push_back({kP.bm + 1, kP.bn - 2, 5 * kP.bk + 2});
   // A's windows with B's rows aligned (N the tile's width; B's 16-byte copies and their lead
   // rows) and K odd over six slabs, a row tile inside M and one past it.
