@@ -1069,12 +1069,19 @@ struct SkinnyPipeSmallNCluster
 // 10000x12x9999 and 5000x16x20001: 126.5, 157.1 and 161.3 us against 148.1, 189.1 and 187.2 for
 // the best registered ring), 5 (9000x14x9001: 131.2 against 165.3) and 8 (777x12x3001: 11.2
 // against 13.6), and on 8 columns over 8 (11000x8x11000 130.8 against 132.6, 12000x8x12001 171.1
-// against 182.9): their tiles make a fraction of a wave at 2.
+// against 182.9): their tiles make a fraction of a wave at 2. Wave 27's call A (on an H100, A's
+// windows at 16 and 32 rows of C new): the 32-row ring over 7 (1000x12x100001: 197 us with its
+// DenseWindow kernel, against 222 over 6 and 256 over 8), the 16-row ring over 7 in place of 8
+// (500x16x200001: 191 against 255; 1000x12x100000 150.5 against 167.8; the 16- and 32-row
+// rings lost over 8 to over 7 at every shape of the call), and the 32-row ring on 8 columns
+// over 2 (12000x8x12001: 217 against 223 for the 64-row ring over 8).
 #define OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(X) \
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>)     \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>)    \
+  X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 7>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>)    \
-  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 7>)    \
+  X(SkinnyPipeSmallNCluster<32, 8, 256, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>)     \
   X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 2>)     \
