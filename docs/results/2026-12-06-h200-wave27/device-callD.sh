@@ -4,7 +4,7 @@
 # the same commit) twice on N = 12 with K odd (" dwin" against " dvwin" for every ring);
 # `ctest -L gpu`; compute-sanitizer over skinny: memcheck and synccheck at call B's shapes plus
 # N = 12 with K odd and long enough for B dense, racecheck at one, the planted-fault control;
-# the yardstick; `bench` on wave 25's set twice and the suite once.
+# the yardstick; `bench` on wave 25's set twice.
 set -u
 . scripts/device-call-setup.sh callD
 shapes_lab="1000x12x100001 10000x12x9999 2000x12x50001 12000x12x12001 16384x12x16383
@@ -36,7 +36,6 @@ step hbm_read_lab $? $((SECONDS - t0))
 grep -E "best|wrong" "$W/hbm_read_lab.txt" | grep -E "^read|wrong" >> "$T"
 suite hbm-25-1 docs/results/2026-12-01-h200-wave25/hbm-wave25-suite.txt
 suite hbm-25-2 docs/results/2026-12-01-h200-wave25/hbm-wave25-suite.txt
-suite suite-1
 tar -czf "$R/callD.tgz" -C /tmp callD
 grep -E "rc=|tests|SUMMARY|candidates|control|Failed|geometric|WRONG|read |^(4096x4096x4096|8192x8192x8192|1000x12x100001|10000x12x9999) " \
   "$T" | cut -c1-150 | head -50
