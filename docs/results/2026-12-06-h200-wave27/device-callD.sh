@@ -29,7 +29,7 @@ shapes="1x1x1 17x17x17 257x129x515 1x257x515 12x260x516 260x12x516 260x6x1540 25
   40x12x8193 70x12x16385 130x12x4098 65x4x8193 33x8x16387"
 sanitize memcheck 200 $shapes
 sanitize synccheck 200 $shapes
-sanitize racecheck 100 40x12x4097
+sanitize racecheck 80 33x12x1031
 sanitize_control
 t0=$SECONDS; timeout 120 carry/hbm_read_lab > "$W/hbm_read_lab.txt" 2>&1
 step hbm_read_lab $? $((SECONDS - t0))
