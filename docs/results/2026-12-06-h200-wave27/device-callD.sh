@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call D (one GPU): the build of carry/commit (DenseWindowVec: the A-window kernel with B
 # dense reading B's rows as float4s where N is a multiple of 4). The lab (lab/rowdot_lab.cu at
-# the same commit) twice on N = 12 with K odd (" dwin" against " dvwin" for every ring);
+# the same commit) once on N = 12 with K odd (" dwin" against " dvwin" for every ring);
 # `ctest -L gpu`; compute-sanitizer over skinny: memcheck and synccheck at call B's shapes plus
 # N = 12 with K odd and long enough for B dense, the planted-fault control. Cut to fit the
 # session's last 268 s of device time (two more start attempts found no machine): one lab run,
