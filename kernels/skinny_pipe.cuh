@@ -172,6 +172,8 @@ struct SkinnyPipeIn {
   // kPipeVecA: A's float4s per row of a slab (a thread's first k is 4 * (t % kAQuads)).
   static constexpr int kAQuads = ROWS / 4;
   static_assert(!kPipeVecA || kSkinnyThreads % kAQuads == 0, "skinny pipe: whole rows of A");
+  // kPipeVecA: rows of A a pass of the block's copies covers (a thread's rows that far apart).
+  static constexpr int kARowsPerPass = kSkinnyThreads / kAQuads;
   static constexpr int kKTile = ROWS;
   static constexpr int kTileM = S, kTileN = WINDOW ? COLS - 4 : COLS;
   static constexpr int kStageFloats = kBFloats + ROWS * S;
@@ -186,10 +188,10 @@ struct SkinnyPipeIn {
   // of class c with B's row k0 + p - o_c (B's four rows read once per class and step: at H = 4
   // one class, at H = 2 two, at H = 1 four). Each stage holds B's rows k0 - 4 ... k0 - 1 too, in
   // kLead rows before its slab (the last four used; kLead keeps the swizzle's whole groups). A
-  // thread's copies of A must keep one offset too: its rows four apart or more (kAQuads below).
+  // thread's copies of A must keep one offset too: its rows four apart or more (kARowsPerPass).
   static constexpr int kOffsetClasses = 4 / H;
   static constexpr bool kAWindowCapable =
-      SMALL_N && kPipeVecA && !WINDOW && (kSkinnyThreads / kAQuads) % 4 == 0;
+      SMALL_N && kPipeVecA && !WINDOW && kARowsPerPass % 4 == 0;
   static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
   static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has them
   static_assert(!AWIN || kAWindowCapable,
@@ -424,7 +426,7 @@ struct SkinnyPipeIn {
       c.a_row = t / kAQuads;
       c.a_rows = p.m - s0;
       c.a_vec = tile::aligned16(p.a) && p.lda % 4 == 0;
-      c.a_pass = std::size_t(kSkinnyThreads / kAQuads) * std::size_t(p.lda);
+      c.a_pass = std::size_t(kARowsPerPass) * std::size_t(p.lda);
       c.a = c.a_row < c.a_rows
                 ? p.a + std::size_t(s0 + c.a_row) * std::size_t(p.lda) + kb + 4 * (t % kAQuads)
                 : p.a;
@@ -581,7 +583,6 @@ struct SkinnyPipeIn {
   template <bool AW = false>
   __device__ __forceinline__ static void issue_a_vectors(const Copies& c, float* a_sm, int k0) {
     const int t = int(threadIdx.x), kk = k0 + 4 * (t % kAQuads) - (AW ? c.a_shift : 0);
-    constexpr int kRowsPerPass = kSkinnyThreads / kAQuads;
     constexpr int kPasses = passes(kAQuads * S);
     constexpr bool kPartialPass = partial_pass(kAQuads * S);
     float* dst = a_sm + c.a_row * ROWS + 4 * (t % kAQuads);
@@ -590,7 +591,7 @@ struct SkinnyPipeIn {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < kPasses; ++j) {
         if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
-        tile::copy_async<16, SMALL_N, true>(dst + j * kRowsPerPass * ROWS,
+        tile::copy_async<16, SMALL_N, true>(dst + j * kARowsPerPass * ROWS,
                                             c.a + j * c.a_pass + k0, 16);
       }
       return;
@@ -598,9 +599,9 @@ struct SkinnyPipeIn {
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < kPasses; ++j) {
       if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
-      const bool row = c.a_row + j * kRowsPerPass < c.a_rows;
+      const bool row = c.a_row + j * kARowsPerPass < c.a_rows;
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
-      float* to = dst + j * kRowsPerPass * ROWS;
+      float* to = dst + j * kARowsPerPass * ROWS;
       if (row && c.a_vec && (!AW || kk >= 0) && kk + 4 <= c.k) {
         tile::copy_async<16, SMALL_N>(to, src, 16);
         continue;
