@@ -61,7 +61,7 @@ namespace occtune::kernels {
 // variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies: built into every
 // ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18, call J).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool SMALL_N = false, int H = 1, bool DENSE = false, bool AWIN = false>
+          bool SMALL_N = false, int H = 1, int DENSE = 0, bool AWIN = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16 || (S == 16 * H && H > 1),
@@ -88,15 +88,24 @@ struct SkinnyPipeIn {
   // with them and keep the tested copies (docs/PERFORMANCE.md, "Copies without tests"). The
   // rings for N <= 16 all take them.
   static constexpr bool kUntestedCopies = S == 16 || SMALL_N;
-  static_assert(!DENSE || SMALL_N, "skinny pipe: dense B for N small only");
+  static_assert(DENSE == 0 || (DENSE <= 2 && SMALL_N), "skinny pipe: dense B for N small only");
+  static_assert(DENSE < 2 || AWIN, "skinny pipe: B dense as float4s in the A-window kernel only");
   static constexpr bool kDenseTwin = SMALL_N;  // has a dense-B kernel (Dense, above)
-  static constexpr bool kDenseB = DENSE;       // is that kernel
-  using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true>;
+  static constexpr bool kDenseB = DENSE != 0;  // is that kernel
+  static constexpr bool kDenseVec = DENSE == 2;  // DenseWindowVec (below)
+  using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1>;
   // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin), and
   // the same with B dense (run_a_window), for operands where dense_b_applies too.
-  using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, false, true>;
-  using DenseWindow =
-      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, true, true>;
+  using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 0, true>;
+  using DenseWindow = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1, true>;
+  // DenseWindow where N is a multiple of 4 (DENSE = 2): B's dense rows read as float4s, as the
+  // dense-B kernel's lean loop reads them (DENSE_VEC), not as four turned floats. A kernel of its
+  // own: both reads in DenseWindow spilled 60-88 bytes in the 32-row rings' kernels, and there
+  // the turned floats and their addresses made the 32-row ring's DenseWindow kernel execute
+  // 54% more instructions than its dense-B kernel at 1000x12x100000 (Nsight Compute, wave 27
+  // call C: 99.8 M against 64.8 M; 192.9 us against 121.3, issue-bound alike).
+  using DenseWindowVec =
+      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 2, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
   // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
   // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
@@ -121,7 +130,9 @@ struct SkinnyPipeIn {
   static bool with_twin_for(const GemmArgs& p, F&& f) {
     if constexpr (kWindowTwin) {
       if (a_window_applies(p)) {
-        if (dense_b_applies(p))
+        if (dense_b_applies(p) && p.n % 4 == 0)
+          f.template operator()<DenseWindowVec>();
+        else if (dense_b_applies(p))
           f.template operator()<DenseWindow>();
         else
           f.template operator()<Window>();
@@ -144,6 +155,7 @@ struct SkinnyPipeIn {
     if constexpr (kWindowTwin) {
       f.template operator()<Window>();
       f.template operator()<DenseWindow>();
+      f.template operator()<DenseWindowVec>();
     }
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once
@@ -193,7 +205,7 @@ struct SkinnyPipeIn {
   static constexpr bool kAWindowCapable =
       SMALL_N && kPipeVecA && !WINDOW && kARowsPerPass % 4 == 0;
   static constexpr bool kAWindow = kAWindowCapable && AWIN;            // is that kernel
-  static constexpr bool kWindowTwin = kAWindowCapable && !DENSE && !AWIN;  // has them
+  static constexpr bool kWindowTwin = kAWindowCapable && DENSE == 0 && !AWIN;  // has them
   static_assert(!AWIN || kAWindowCapable,
                 "skinny pipe: A's windows for N small, slabs of 256 rows at most");
   static constexpr int kLead = kAWindowCapable ? 4 * kBLine : 0;
@@ -794,8 +806,9 @@ struct SkinnyPipeIn {
   // or another row's, and may hold an infinity), as are those past ke. DenseWindow (launched
   // where dense_b_applies too, and only there) copies B's slabs and lead rows dense and reads
   // them as turned floats (kDenseB), as the dense-B kernel does: at 8192x14x8192 (A aligned) the
-  // dense-B kernel took 72.5 us, the variant 85.4 (wave 26, call A). A kernel of its own: with
-  // both paths the window kernels spilled 4-24 bytes.
+  // dense-B kernel took 72.5 us, the variant 85.4 (wave 26, call A); DenseWindowVec (N a
+  // multiple of 4) as float4s. A kernel of its own: with both paths the window kernels spilled
+  // 4-24 bytes.
   __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
@@ -821,7 +834,7 @@ struct SkinnyPipeIn {
         b_off[c][i] = kDenseB ? (4 * slot + i - o) * p.n + 4 * q
                               : b_at(kLead + 4 * slot + i - o) - kLead * COLS + 4 * q;
     }
-    const int turn = kDenseB ? dense_turn(p.n, lane) : 0;
+    const int turn = kDenseB && !kDenseVec ? dense_turn(p.n, lane) : 0;
     // Copies' tested copies only: lean ones for the slabs inside K (as run's) took 0-9% longer
     // (wave 25, call C).
     const Copies c = plan_window_copies(p, x0, s0, kb, ke);
@@ -861,7 +874,9 @@ struct SkinnyPipeIn {
         float4 v[4];
         OCCTUNE_SKINNY_UNROLL
         for (int i = 0; i < 4; ++i) {
-          if constexpr (kDenseB) {
+          if constexpr (kDenseVec) {
+            v[i] = tile::load4(buf + kSlots * j * n + b_off[c][i]);
+          } else if constexpr (kDenseB) {
             v[i] = load_turned(buf + kSlots * j * n + b_off[c][i], turn);
           } else {
             v[i] = tile::load4(buf + kSlots * j * COLS + b_off[c][i]);
