@@ -554,6 +554,19 @@ struct SkinnyPipeIn {
     const int t = int(threadIdx.x), n = c.n;
     const long long left = c.b_dense_left - (long long)st * ROWS * n;
     const float* src = c.b_dense + std::size_t(st) * ROWS * std::size_t(n);  // the slab's start
+    // LEAD (the A-window kernels, which have no lean loop): a slab past slab 0 and inside the
+    // block's rows of K, every copy whole and none tested. The tests and their 64-bit sums were
+    // about 30 PTX instructions a copy, three copies a thread and slab, against 256 FMAs. (The
+    // dense-B kernel's lean loop copies its inner slabs so already.)
+    if (LEAD && st > 0 && (st + 1) * ROWS <= c.k) {
+      OCCTUNE_SKINNY_UNROLL
+      for (int j = 0; j < passes((ROWS + LEAD) * COLS / 4); ++j) {
+        const int pass = 4 * j * kSkinnyThreads - LEAD * n;
+        if (4 * t + pass >= ROWS * n) break;
+        tile::copy_async<16>(b_sm + 4 * t + pass, src + pass, 16);
+      }
+      return;
+    }
     OCCTUNE_SKINNY_UNROLL
     for (int j = 0; j < passes((ROWS + LEAD) * COLS / 4); ++j) {
       const int pass = 4 * j * kSkinnyThreads - LEAD * n;  // floats from src to this copy's first
