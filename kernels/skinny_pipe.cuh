@@ -100,10 +100,13 @@ struct SkinnyPipeIn {
   using DenseWindow = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1, true>;
   // DenseWindow where N is a multiple of 4 (DENSE = 2): B's dense rows read as float4s, as the
   // dense-B kernel's lean loop reads them (DENSE_VEC), not as four turned floats. A kernel of its
-  // own: both reads in DenseWindow spilled 60-88 bytes in the 32-row rings' kernels, and there
-  // the turned floats and their addresses made the 32-row ring's DenseWindow kernel execute
-  // 54% more instructions than its dense-B kernel at 1000x12x100000 (Nsight Compute, wave 27
-  // call C: 99.8 M against 64.8 M; 192.9 us against 121.3, issue-bound alike).
+  // own: both reads in DenseWindow spilled 60-88 bytes in the 32-row rings' kernels. Wave 28's
+  // call A (an H100): the 16-row ring's (four offset classes, each reading B's four rows) at
+  // 1000x12x100001 185.5 us against its DenseWindow's 197.2, at 2000x12x50001 169.5 against
+  // 195.1; the 64-row rings' equal or 1-2% ahead. Not in the 32-row rings (H = 2,
+  // kDenseVecTwin): their DenseWindowVec kernels spill 132-148 bytes (ptxas, sm_90) and ran
+  // 45% behind their DenseWindow (16384x12x16383: 597.2 against 406.6 us).
+  static constexpr bool kDenseVecTwin = H != 2;
   using DenseWindowVec =
       SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 2, true>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
@@ -124,18 +127,24 @@ struct SkinnyPipeIn {
   }
   // The kernel a launch of the variant runs in its place for these operands, handed to f as
   // f.template operator()<Kernel>() (kernels/skinny.cu's launch, and the emulator's): the
-  // A-window kernel where a_window_applies (DenseWindow where dense_b_applies too), else the
-  // dense-B kernel where dense_b_applies. False, f not called, where the variant runs itself.
+  // A-window kernel where a_window_applies (DenseWindow where dense_b_applies too,
+  // DenseWindowVec where N is also a multiple of 4 and the ring has it), else the dense-B kernel
+  // where dense_b_applies. False, f not called, where the variant runs itself.
   template <class F>
   static bool with_twin_for(const GemmArgs& p, F&& f) {
     if constexpr (kWindowTwin) {
       if (a_window_applies(p)) {
-        if (dense_b_applies(p) && p.n % 4 == 0)
-          f.template operator()<DenseWindowVec>();
-        else if (dense_b_applies(p))
-          f.template operator()<DenseWindow>();
-        else
+        if (!dense_b_applies(p)) {
           f.template operator()<Window>();
+          return true;
+        }
+        if constexpr (kDenseVecTwin) {
+          if (p.n % 4 == 0) {
+            f.template operator()<DenseWindowVec>();
+            return true;
+          }
+        }
+        f.template operator()<DenseWindow>();
         return true;
       }
     }
@@ -155,7 +164,7 @@ struct SkinnyPipeIn {
     if constexpr (kWindowTwin) {
       f.template operator()<Window>();
       f.template operator()<DenseWindow>();
-      f.template operator()<DenseWindowVec>();
+      if constexpr (kDenseVecTwin) f.template operator()<DenseWindowVec>();
     }
   }
   static constexpr int kGroups = 32 / kLanes;               // rows a warp takes at once

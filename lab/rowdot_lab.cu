@@ -106,7 +106,8 @@ void with_dense(std::vector<Config>& out, const std::string& name, int min_n, in
   if constexpr (V::kWindowTwin) {
     twin(" win", k::gemm_entry<typename V::Window>, nullptr);
     twin(" dwin", k::gemm_entry<typename V::DenseWindow>, &V::dense_b_applies);
-    twin(" dvwin", k::gemm_entry<typename V::DenseWindowVec>, &dense_vec_applies<V>);
+    if constexpr (V::kDenseVecTwin)
+      twin(" dvwin", k::gemm_entry<typename V::DenseWindowVec>, &dense_vec_applies<V>);
   }
 }
 
