@@ -101,11 +101,12 @@ struct SkinnyPipeIn {
   // DenseWindow where N is a multiple of 4 (DENSE = 2): B's dense rows read as float4s, as the
   // dense-B kernel's lean loop reads them (DENSE_VEC), not as four turned floats. A kernel of its
   // own: both reads in DenseWindow spilled 60-88 bytes in the 32-row rings' kernels. Wave 28's
-  // call A (an H100): the 16-row ring's (four offset classes, each reading B's four rows) at
-  // 1000x12x100001 185.5 us against its DenseWindow's 197.2, at 2000x12x50001 169.5 against
-  // 195.1; the 64-row rings' equal or 1-2% ahead. Not in the 32-row rings (H = 2,
-  // kDenseVecTwin): their DenseWindowVec kernels spill 132-148 bytes (ptxas, sm_90) and ran
-  // 45% behind their DenseWindow (16384x12x16383: 597.2 against 406.6 us).
+  // call A (an H100): the 16-row rings' (four offset classes, each reading B's four rows) 4-21%
+  // ahead of their DenseWindow in 41 of 43 pairs (1000x12x100001 over 7: 185.5 against 208.3
+  // us); the 64-row rings' from 5% behind (a long K on few rows: 2000x12x50001) to 5% ahead,
+  // each shape's best 64-row kernel within 1% or a DenseWindowVec. Not in the 32-row rings
+  // (H = 2, kDenseVecTwin): their DenseWindowVec kernels spill 132-148 bytes (ptxas, sm_90) and
+  // ran up to 57% behind their DenseWindow (10000x12x9999: 337.4 against 215.4 us).
   static constexpr bool kDenseVecTwin = H != 2;
   using DenseWindowVec =
       SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 2, true>;

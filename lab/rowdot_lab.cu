@@ -88,8 +88,8 @@ bool dense_vec_applies(const k::GemmArgs& p) {
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
 // misaligned and B is dense, and (slabs of 256 rows at most) as its A-window kernels, launched
 // where A's rows are misaligned (" win"; " dwin" where B is dense too, " dvwin" where N is also a
-// multiple of 4, each run only there): each run where it is registered to run and where it is
-// not.
+// multiple of 4 and the ring has that kernel, kDenseVecTwin; each run only there): each run where
+// it is registered to run and where it is not.
 template <class V>
 void with_dense(std::vector<Config>& out, const std::string& name, int min_n, int max_n) {
   const Config c = ring<V>(name, min_n, max_n);
