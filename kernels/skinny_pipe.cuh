@@ -121,6 +121,11 @@ struct SkinnyPipeIn {
     const bool long_k = (p.k + SPLITS - 1) / SPLITS >= kDenseMinSlabs * ROWS;
     return SMALL_N && aligned && p.ldb == p.n && p.n < COLS && (p.n % 4 != 0 || long_k);
   }
+  // Whether an A-window launch with B dense runs DenseWindowVec (N a multiple of 4, in rings
+  // that have it) rather than DenseWindow: with_twin_for's rule, which lab/rowdot_lab.cu keeps too.
+  __host__ __device__ static bool dense_vec_applies(const GemmArgs& p) {
+    return kDenseVecTwin && dense_b_applies(p) && p.n % 4 == 0;
+  }
   // Whether launches run the A-window kernel (Window) in the variant's place: A's rows
   // misaligned (kAWindowCapable, below); before the dense-B kernel, whose B copies it keeps.
   __host__ __device__ static bool a_window_applies(const GemmArgs& p) {
@@ -139,8 +144,8 @@ struct SkinnyPipeIn {
           f.template operator()<Window>();
           return true;
         }
-        if constexpr (kDenseVecTwin) {
-          if (p.n % 4 == 0) {
+        if constexpr (kDenseVecTwin) {  // instantiated only in rings that have it
+          if (dense_vec_applies(p)) {
             f.template operator()<DenseWindowVec>();
             return true;
           }

@@ -78,12 +78,6 @@ Config ring(const std::string& name, int min_small, int max_small, bool m_side =
           V::kSplits, m_side};
 }
 
-// Where the A-window kernel with B dense reads B's rows as float4s (DenseWindowVec, " dvwin").
-template <class V>
-bool dense_vec_applies(const k::GemmArgs& p) {
-  return V::dense_b_applies(p) && p.n % 4 == 0;
-}
-
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
 // dense-B kernel (kernels/skinny_pipe.cuh), which kernels/skinny.cu launches where B's rows are
 // misaligned and B is dense, and (slabs of 256 rows at most) as its A-window kernels, launched
@@ -107,7 +101,7 @@ void with_dense(std::vector<Config>& out, const std::string& name, int min_n, in
     twin(" win", k::gemm_entry<typename V::Window>, nullptr);
     twin(" dwin", k::gemm_entry<typename V::DenseWindow>, &V::dense_b_applies);
     if constexpr (V::kDenseVecTwin)
-      twin(" dvwin", k::gemm_entry<typename V::DenseWindowVec>, &dense_vec_applies<V>);
+      twin(" dvwin", k::gemm_entry<typename V::DenseWindowVec>, &V::dense_vec_applies);
   }
 }
 
