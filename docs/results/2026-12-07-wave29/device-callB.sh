@@ -69,6 +69,13 @@ s=$SECONDS
 timeout 230 ctest --test-dir build-h100 -L gpu --output-on-failure -j1 > "$W/ctest-gpu.log" 2>&1
 step ctest-gpu $? $((SECONDS - s))
 grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6 >> "$T"
+# compute-sanitizer over skinny where the windowed rings for M <= 16 run (N odd, M 9-16 and 5-8),
+# the new splits over 5-8 among them, and the planted-fault control.
+shapes="16x257x515 12x1001x1003 9x513x2051 16x999x4097 13x777x8193 16x4097x1031 8x257x2049
+  5x1001x1003 16x65x16385"
+sanitize memcheck 150 $shapes
+sanitize synccheck 150 $shapes
+sanitize_control
 suite suite-1
 tar -czf "$R/callB.tgz" -C /tmp callB
 suite suite-2
