@@ -724,9 +724,7 @@ namespace occtune::kernels {
 // variants against the registered rings, twice: 16x9999x7777 125.7-126.2 us, 1.18x cuBLAS, where
 // split-K had won at 0.97x in call E's bench; 12x8191x8191 113.4-113.5 against 130.5-130.6 for
 // the best registered ring; 16x16383x16383 356.3-356.7, 16x4097x4097 34.5-34.6 over 3,
-// 8x9999x7777 and 5x12001x12001 at 8 rows over 2: 103.9-104.0 and 172.7-172.9). The 16-row
-// windowed ring also over 5-8 (wave 29): over 4 it was 9% ahead of 3 at 16x9999x7777 in wave 28's
-// lab (146.4 against 160.2 us), and the aligned ring runs over up to 8.
+// 8x9999x7777 and 5x12001x12001 at 8 rows over 2: 103.9-104.0 and 172.7-172.9).
 #define OCCTUNE_SKINNY_CLUSTER_VARIANTS(X)     \
   X(SkinnyCluster<1, 0, 8>)                    \
   X(SkinnyClusterRealign<1, 0, 8>)             \
@@ -745,10 +743,6 @@ namespace occtune::kernels {
   X(SkinnyPipeWindowCluster<16, 64, 64, 4, 2>) \
   X(SkinnyPipeWindowCluster<16, 64, 64, 4, 3>) \
   X(SkinnyPipeWindowCluster<16, 64, 64, 4, 4>) \
-  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 5>) \
-  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 6>) \
-  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 7>) \
-  X(SkinnyPipeWindowCluster<16, 64, 64, 4, 8>) \
   X(SkinnyPipeWindowCluster<8, 64, 64, 4, 2>)
 #define OCCTUNE_SKINNY_TRANSPOSED_VARIANTS(X) \
   X(Skinny<1, 0, 8>)                          \
