@@ -7,7 +7,13 @@
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/rowdot_lab.cu -lcublas -o rowdot_lab
-// Usage: rowdot_lab [--reps N] MxNxK... (N <= 16)
+// Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] MxNxK... (N <= 16)
+//   --only TEXT: only the configurations whose names contain TEXT.
+//   --one-per-sm: each configuration also as "NAME 1sm", its dynamic shared memory raised to
+//   kOneBlockSmem so that one block fits an SM (the kernel uses none of the rest): at
+//   1000x12x100000 the dense-B kernel of the 16-row ring ran 152.1 us over 2 (126 blocks, one an
+//   SM) and 192.4 over 4 (252, two an SM), the 32-row ring 153.8 over 3 and 195.2 over 4 (wave
+//   28, call A); this tells the blocks an SM apart from the split.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -131,12 +137,25 @@ void m_split_series(std::vector<Config>& out) {
    ...);
 }
 
+// --one-per-sm's shared memory a block: two do not fit the 228 KiB of an sm_90 SM.
+constexpr size_t kOneBlockSmem = 118 * 1024;
+
 int main(int argc, char** argv) {
   int reps = 20;
+  const char* only = nullptr;
+  bool one_per_sm = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--one-per-sm")) {
+      one_per_sm = true;
       continue;
     }
     int m, n, kk;
@@ -226,8 +245,27 @@ int main(int argc, char** argv) {
                                                                  true));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
-  for (auto& c : configs)
-    CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(c.smem)));
+  if (only) {
+    const auto other = [&](const Config& c) { return !std::strstr(c.name.c_str(), only); };
+    configs.erase(std::remove_if(configs.begin(), configs.end(), other), configs.end());
+  }
+  if (one_per_sm) {
+    const size_t count = configs.size();
+    for (size_t i = 0; i < count; ++i) {
+      if (configs[i].smem >= kOneBlockSmem) continue;  // one an SM already
+      Config c = configs[i];
+      c.name += " 1sm";
+      c.smem = kOneBlockSmem;
+      configs.push_back(c);
+    }
+  }
+  // The largest request of each kernel (a kernel may be listed with and without 1sm).
+  for (auto& c : configs) {
+    size_t most = 0;
+    for (const auto& d : configs)
+      if (d.f == c.f) most = std::max(most, d.smem);
+    CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
+  }
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 4;
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Device call B (one GPU; wave 29's first call): the build of carry/commit (9bbaa53: main at the
-# session's start, 1d47f86, whose last two changes, the 32-row rings without DenseWindowVec and
-# dense_vec_applies, had not run on a GPU as a build, plus the 16-row windowed ring for M <= 16
-# registered over 5-8 as well as 2-4). `ctest -L gpu`; compute-sanitizer where those rings run;
-# the whole suite twice (the issue asks for two runs on the H100); wave 26's two HBM sets (B's
-# rows misaligned with N small, and M <= 16 with N odd), not run since wave 26; Nsight Compute on
-# five skinny kernels of the lab (lab/rowdot_lab.cu at c897d12; the kernels' code is 1d47f86's),
-# with the warp stall reasons and each SM's active cycles (min, mean, max), to find what holds
-# the window kernels below the aligned ones: the 16-row ring over 7 (DenseWindowVec at
-# 1000x12x100001, its dense-B kernel at 1000x12x100000), the 32-row ring over 7's DenseWindow at
-# 1000x12x100001, and the M <= 16 ring over 4 with B's rows through windows (16x9999x7777) and
-# aligned (16x10000x10000); and the lab on M <= 16 with N odd, with the windowed rings for
-# M <= 16 split over 5-8 (16 rows) and 3, 6 and 8 (8 rows) beside the registered splits.
+# Device call B (one GPU), prepared in wave 29 and not run: every start that session was refused
+# until its device time was spent (README). For the next session's first call, on the build of
+# carry/commit (main at that call; 1d47f86's kernels, whose last two changes, the 32-row rings
+# without DenseWindowVec and dense_vec_applies, have not run on a GPU as a build) and the lab
+# (lab/rowdot_lab.cu) built at the same commit, in order of need: `ctest -L gpu`;
+# compute-sanitizer where the windowed rings for M <= 16 run; the lab on wave 26's M <= 16 set
+# with N odd, with those rings split over 5-8 (16 rows) and 3, 6, 8 (8 rows) beside the
+# registered 2-4; the lab's --one-per-sm on the 16- and 32-row rings for N <= 16 at
+# 1000x12x100000 and 1000x12x100001 (are the splits over 4 and 8 slow there because two blocks
+# share an SM? PERFORMANCE.md, "Next steps"); Nsight Compute (warp stall reasons, each SM's
+# active cycles: min, mean, max) on the 16-row ring over 7's window and dense-B kernels, the
+# 32-row ring over 7's DenseWindow, the 32-row ring's dense-B kernel over 3 and over 4 at
+# 1000x12x100000, and the M <= 16 ring over 4's window and aligned kernels; the HBM set for
+# M <= 16 with N odd; the whole suite twice (the issue asks for two runs on the H100); wave
+# 26's HBM set with B's rows misaligned.
 set -u
 . scripts/device-call-setup.sh callB
 tar -xJf carry/labs.tar.xz -C /tmp
@@ -40,6 +42,17 @@ grep -h WRONG "$W"/lab-*.txt | sort | uniq -c >> "$T"
 for f in "$W"/lab-*.txt; do
   awk -v b="$(basename "$f" .txt)" '/^[0-9]+x/{s=$1; print b, $0; n=0} /^  (m?ring|mwin)/{ if (n<6) {n++; print b, s, $0} }' "$f"
 done | sed -E 's/ +/ /g' >> "$T"
+# The splits over 4 and 8 at 1000x12x100000 (wave 28's lab: 192-195 us against 152-154 over 2,
+# 3 and 7): the same kernels with one block an SM (--one-per-sm), twice.
+for run in 1 2; do
+  s=$SECONDS
+  timeout 60 /tmp/labs/rowdot_lab_new --one-per-sm --only "c16 r" 1000x12x100000 1000x12x100001 \
+    > "$W/lab-1sm-$run.txt" 2>&1
+  step "rowdot_lab 1sm run $run" $? $((SECONDS - s))
+done
+grep -h WRONG "$W"/lab-1sm-*.txt | sort | uniq -c >> "$T"
+grep -hE "^[0-9]+x|S(16|32) c16 r(256|128) s[34]( x[0-9])? (dense|dvwin|dwin)" "$W"/lab-1sm-*.txt \
+  | sed -E 's/ +/ /g' >> "$T"
 tar -czf "$R/callB.tgz" -C /tmp callB
 t0=$SECONDS; timeout 60 carry/hbm_read_lab > "$W/hbm_read_lab.txt" 2>&1
 step hbm_read_lab $? $((SECONDS - t0))
@@ -79,6 +92,9 @@ s32=SkinnyPipeInILNS_6LayoutE0ELi32ELi16ELi128ELi4ELb0ELi7ELb1ELi2E
 profile s16-dvwin "${s16}Li2ELb1EE" 1000x12x100001
 profile s16-dense "${s16}Li1ELb0EE" 1000x12x100000
 profile s32-dwin "${s32}Li1ELb1EE" 1000x12x100001
+s32x=SkinnyPipeInILNS_6LayoutE0ELi32ELi16ELi128ELi4ELb0ELi
+profile s32-dense-x3 "${s32x}3ELb1ELi2ELi1ELb0EE" 1000x12x100000
+profile s32-dense-x4 "${s32x}4ELb1ELi2ELi1ELb0EE" 1000x12x100000
 profile m16-window "SkinnyPipeWindowClusterILi16ELi64ELi64ELi4ELi4EE" 16x9999x7777
 profile m16-aligned "SkinnyPipeClusterILi16ELi64ELi64ELi4ELi4EE" 16x10000x10000
 tar -czf "$R/callB.tgz" -C /tmp callB

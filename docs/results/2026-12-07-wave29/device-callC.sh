@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Device call C (one GPU; the session's device time nearly spent by refused starts, so call B's
-# script, about 420 s, could not run): the build of carry/commit (9bbaa53: 1d47f86 plus the
-# 16-row windowed ring for M <= 16 registered over 5-8 as well as 2-4), in order of need, each
-# step archived: the lab (lab/rowdot_lab.cu at c897d12) on wave 26's M <= 16 set with N odd,
-# the windowed rings over 2-8 side by side, twice; `bench` on that set; compute-sanitizer
-# (memcheck, synccheck) over skinny where those rings run, and the planted-fault control; the
-# GPU tests of the skinny family; Nsight Compute (warp stalls, each SM's active cycles) on the
-# 16-row ring over 7's window and dense-B kernels and the M <= 16 ring over 4's window and
-# aligned kernels.
+# Device call C (one GPU), prepared in wave 29 and not run (the session's device time was spent
+# by refused starts before it could start: README): call B's steps cut to about 300 s, for a
+# session with little device time, in order of need, each step archived: the lab (built at the
+# call's commit) on wave 26's M <= 16 set with N odd, the windowed rings over 2-8 side by side,
+# twice; `bench` on that set; compute-sanitizer (memcheck, synccheck) over skinny where those
+# rings run, and the planted-fault control; the GPU tests of the skinny family; Nsight Compute
+# (warp stalls, each SM's active cycles) on the 16-row ring over 7's window and dense-B kernels
+# and the M <= 16 ring over 4's window and aligned kernels.
 set -u
 . scripts/device-call-setup.sh callC
 tar -xJf carry/labs.tar.xz -C /tmp
