@@ -11,7 +11,7 @@
 # sets R ($OUT, what comes back), W (/tmp/NAME, the call's scratch, archived by the script),
 # T ($R/results.txt, the log) and O (the occtune executable), and defines
 # `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh"), and
-# the helpers below (sanitize, sanitize_control, suite).
+# the helpers below (sanitize, sanitize_control, suite, ctest_gpu, lab_twice, ncu_profile).
 name=${1:?usage: . scripts/device-call-setup.sh NAME}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -71,4 +71,65 @@ suite() {
     > "$W/$1.out" 2>&1
   step "bench $1" $? $((SECONDS - t0))
   echo "== $1" >> "$T"; cut -c1-150 "$W"/$1/*/summary.txt >> "$T"
+}
+
+# `ctest_gpu LIMIT [REGEX]`: the GPU tests (those whose names match REGEX), one at a time, the
+# log in $W/ctest-gpu.log and its summary appended to the call's log.
+ctest_gpu() {
+  local t0=$SECONDS only=()
+  [ -n "${2:-}" ] && only=(-R "$2")
+  timeout "$1" ctest --test-dir build-h100 -L gpu "${only[@]}" --output-on-failure -j1 \
+    > "$W/ctest-gpu.log" 2>&1
+  step "ctest-gpu ${2:-}" $? $((SECONDS - t0))
+  grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6 >> "$T"
+}
+
+# `lab_twice NAME LIMIT LAB [ARG...]`: the lab executable LAB run twice with ARGs (its options
+# and shapes) into $W/NAME-1.txt and -2.txt; appended to the log: every WRONG line (a
+# configuration that missed cuBLAS's answer), and per run and shape its six fastest rings.
+lab_twice() {
+  local name=$1 limit=$2 lab=$3 run t0; shift 3
+  for run in 1 2; do
+    t0=$SECONDS
+    timeout "$limit" "$lab" "$@" > "$W/$name-$run.txt" 2>&1
+    step "$name run $run" $? $((SECONDS - t0))
+  done
+  grep -h WRONG "$W/$name"-[12].txt | sort | uniq -c >> "$T"
+  for run in 1 2; do
+    awk -v b="$name-$run" '/^[0-9]+x/{s=$1; print b, $0; n=0}
+      /^  (m?ring|mwin|rowdot|ring-dot)/{ if (n<6) {n++; print b, s, $0} }' "$W/$name-$run.txt"
+  done | sed -E 's/ +/ /g' >> "$T"
+}
+
+# `ncu_profile NAME LIMIT REGEX LAB [ARG...]`: Nsight Compute on the first launch of the kernel
+# whose mangled name matches REGEX in the lab LAB run with ARGs (one repetition: --reps 1 in the
+# ARGs), with the warp stall reasons and each SM's active cycles (min, mean, max); the report in
+# $W/NAME.ncu-rep, its raw page in $W/NAME-raw.csv, and its duration, cycles, instructions, DRAM
+# throughput, grid and every stall reason of 0.02 or more a warp appended to the log.
+ncu_profile() {
+  local name=$1 limit=$2 regex=$3 t0=$SECONDS; shift 3
+  timeout "$limit" ncu --clock-control none --kernel-name-base mangled -k "regex:$regex" \
+    --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+    --section Occupancy --section LaunchStats --section InstructionStats \
+    --section MemoryWorkloadAnalysis \
+    --metrics sm__cycles_active.min,sm__cycles_active.avg,sm__cycles_active.max \
+    -o "$W/$name" "$@" > "$W/$name.out" 2>&1
+  step "ncu $name" $? $((SECONDS - t0))
+  ncu -i "$W/$name.ncu-rep" --page raw --csv > "$W/$name-raw.csv" 2>&1
+  python3 - "$W/$name-raw.csv" "$name" >> "$T" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) < 3:
+    print("ncu", sys.argv[2], "no data:", " ".join(" ".join(r) for r in rows)[:300]); sys.exit()
+keep = ("gpu__time_duration.sum", "sm__cycles_active", "smsp__inst_executed.sum",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "launch__grid_size",
+        "launch__registers_per_thread", "Kernel Name")
+for n, v in zip(rows[0], rows[2]):
+    try:
+        x = float(v.replace(",", ""))
+    except ValueError:
+        x = 0.0
+    if n.startswith(keep) or ("issue_stalled" in n and x >= 0.02):
+        print("ncu", sys.argv[2], n, v[:120])
+PY
 }
