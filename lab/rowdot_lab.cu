@@ -11,9 +11,9 @@
 //   --only TEXT: only the configurations whose names contain TEXT.
 //   --one-per-sm: each configuration also as "NAME 1sm", its dynamic shared memory raised to
 //   kOneBlockSmem so that one block fits an SM (the kernel uses none of the rest): at
-//   1000x12x100000 the dense-B kernel of the 16-row ring ran 152.1 us over 2 (126 blocks, one an
-//   SM) and 192.4 over 4 (252, two an SM), the 32-row ring 153.8 over 3 and 195.2 over 4 (wave
-//   28, call A); this tells the blocks an SM apart from the split.
+//   1000x12x100000 the dense-B kernel of the 16-row ring ran 152.1 us over 2 (126 blocks) and
+//   192.4 over 4 (252), the 32-row ring 153.8 over 3 (96) and 195.2 over 4 (128) (wave 28, call
+//   A); this tells whether two blocks sharing an SM is what slows the splits over 4 and 8.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
