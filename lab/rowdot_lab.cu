@@ -259,11 +259,10 @@ int main(int argc, char** argv) {
       configs.push_back(c);
     }
   }
-  // The largest request of each kernel (a kernel may be listed with and without 1sm).
+  // With --one-per-sm a kernel is listed with its own request and with kOneBlockSmem: allow the
+  // larger of the two.
   for (auto& c : configs) {
-    size_t most = 0;
-    for (const auto& d : configs)
-      if (d.f == c.f) most = std::max(most, d.smem);
+    const size_t most = one_per_sm ? std::max(c.smem, kOneBlockSmem) : c.smem;
     CK(cudaFuncSetAttribute(c.f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
   }
   cublasHandle_t h;
