@@ -7,13 +7,18 @@
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/rowdot_lab.cu -lcublas -o rowdot_lab
-// Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] MxNxK... (N <= 16)
+// Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] [--occupancy] MxNxK... (N or M
+//   <= 16)
 //   --only TEXT: only the configurations whose names contain TEXT.
 //   --one-per-sm: each configuration also as "NAME 1sm", its dynamic shared memory raised to
 //   kOneBlockSmem so that one block fits an SM (the kernel uses none of the rest): at
 //   1000x12x100000 the dense-B kernel of the 16-row ring ran 152.1 us over 2 (126 blocks) and
 //   192.4 over 4 (252), the 32-row ring 153.8 over 3 (96) and 195.2 over 4 (128) (wave 28, call
 //   A); this tells whether two blocks sharing an SM is what slows the splits over 4 and 8.
+//   --occupancy: per shape and configuration, its grid (blocks, clusters) against the clusters
+//   (blocks where it has none) the GPU holds at once (cudaOccupancyMaxActiveClusters), and the
+//   waves that makes: wave 30's Nsight Compute pages (H200) had the SMs' mean active cycles at
+//   55-88% of the busiest SM's on the cluster rings (the split over 4 at 1000x12x100000 lowest).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -140,10 +145,36 @@ void m_split_series(std::vector<Config>& out) {
 // --one-per-sm's shared memory a block: two do not fit the 228 KiB of an sm_90 SM.
 constexpr size_t kOneBlockSmem = 118 * 1024;
 
+// --occupancy's line: how many waves the configuration's clusters (or blocks) make on this GPU.
+void print_occupancy(const Config& c, int m, int n) {
+  const dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
+  const long blocks = long(grid.x) * grid.y * grid.z;
+  int sms = 0, per_sm = 0, resident = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.f, 256, c.smem));
+  if (c.splits == 1) {
+    resident = per_sm * sms;
+  } else {
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = unsigned(c.splits);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid, config.blockDim = dim3(256), config.dynamicSmemBytes = c.smem;
+    config.attrs = &cluster, config.numAttrs = 1;
+    CK(cudaOccupancyMaxActiveClusters(&resident, c.f, &config));
+  }
+  const long units = blocks / c.splits;
+  std::printf("  occupancy %-28s %ld blocks, %ld clusters of %d; %d resident (%d blocks an SM "
+              "of %d): %.2f waves\n",
+              c.name.c_str(), blocks, units, c.splits, resident, per_sm, sms,
+              resident ? double(units) / resident : 0.0);
+}
+
 int main(int argc, char** argv) {
   int reps = 20;
   const char* only = nullptr;
-  bool one_per_sm = false;
+  bool one_per_sm = false, occupancy = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
@@ -156,6 +187,10 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(argv[i], "--one-per-sm")) {
       one_per_sm = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--occupancy")) {
+      occupancy = true;
       continue;
     }
     int m, n, kk;
@@ -307,6 +342,8 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     std::vector<float> want(mn), got(mn);
     CK(cudaMemcpy(want.data(), ref, mn * 4, cudaMemcpyDeviceToHost));
+    if (occupancy)
+      for (auto& c : use) print_occupancy(c, m, n);
     std::vector<std::string> bad;
     for (auto& c : use) {
       CK(cudaMemset(y, 0xff, mn * 4));
