@@ -7,8 +7,8 @@
 // Not part of occtune: a scratch program whose output is quoted in docs/PERFORMANCE.md.
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/rowdot_lab.cu -lcublas -o rowdot_lab
-// Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] [--occupancy] MxNxK... (N or M
-//   <= 16)
+// Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] [--occupancy] [--policy]
+//   MxNxK... (N or M <= 16)
 //   --only TEXT: only the configurations whose names contain TEXT.
 //   --one-per-sm: each configuration also as "NAME 1sm", its dynamic shared memory raised to
 //   kOneBlockSmem so that one block fits an SM (the kernel uses none of the rest): at
@@ -19,6 +19,8 @@
 //   (blocks where it has none) the GPU holds at once (cudaOccupancyMaxActiveClusters), and the
 //   waves that makes: wave 30's Nsight Compute pages (H200) had the SMs' mean active cycles at
 //   55-88% of the busiest SM's on the cluster rings (the split over 4 at 1000x12x100000 lowest).
+//   --policy: each cluster configuration also as "NAME spread" and "NAME lb", launched with the
+//   cluster scheduling policy preference Spread or LoadBalancing (occtune launches with none).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -31,7 +33,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/dependent_launch.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/skinny_rowdot.cuh"
 #include "lab_support.cuh"
@@ -53,6 +54,9 @@ struct Config {
   size_t smem;
   int splits = 1;        // blocks along K in a thread block cluster (grid z)
   bool m_side = false;   // a ring for M <= 16 (B the large operand)
+  // The cluster scheduling policy the launch asks for (--policy): the default, spread (the
+  // blocks of a cluster to different SMs) or load balancing.
+  cudaClusterSchedulingPolicy policy = cudaClusterSchedulingPolicyDefault;
   bool (*applies)(const k::GemmArgs&) = nullptr;  // where set, run only where it holds
   bool runs_on(int m, int n) const {
     const int small = m_side ? m : n;
@@ -145,24 +149,48 @@ void m_split_series(std::vector<Config>& out) {
 // --one-per-sm's shared memory a block: two do not fit the 228 KiB of an sm_90 SM.
 constexpr size_t kOneBlockSmem = 118 * 1024;
 
+// A cluster configuration's launch (as kernels/skinny.cu launches a cluster variant: clusters of
+// c.splits blocks along grid z), with c.policy where it is not the default; `attributes` holds
+// what the returned configuration points to.
+cudaLaunchConfig_t cluster_launch(const Config& c, dim3 grid,
+                                  cudaLaunchAttribute (&attributes)[2]) {
+  attributes[0] = {}, attributes[1] = {};
+  attributes[0].id = cudaLaunchAttributeClusterDimension;
+  attributes[0].val.clusterDim.x = 1, attributes[0].val.clusterDim.y = 1;
+  attributes[0].val.clusterDim.z = unsigned(c.splits);
+  attributes[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+  attributes[1].val.clusterSchedulingPolicyPreference = c.policy;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid, config.blockDim = dim3(256), config.dynamicSmemBytes = c.smem;
+  config.attrs = attributes;
+  config.numAttrs = c.policy == cudaClusterSchedulingPolicyDefault ? 1 : 2;
+  return config;
+}
+
+// occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's, z over the splits.
+dim3 grid_of(const Config& c, int m, int n) {
+  return dim3((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
+}
+
 // --occupancy's line: how many waves the configuration's clusters (or blocks) make on this GPU.
+// A query that fails is printed and the run goes on (it only informs).
 void print_occupancy(const Config& c, int m, int n) {
-  const dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
+  const dim3 grid = grid_of(c, m, n);
   const long blocks = long(grid.x) * grid.y * grid.z;
   int sms = 0, per_sm = 0, resident = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.f, 256, c.smem));
-  if (c.splits == 1) {
+  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.f, 256, c.smem);
+  if (err == cudaSuccess && c.splits == 1) {
     resident = per_sm * sms;
-  } else {
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = unsigned(c.splits);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid, config.blockDim = dim3(256), config.dynamicSmemBytes = c.smem;
-    config.attrs = &cluster, config.numAttrs = 1;
-    CK(cudaOccupancyMaxActiveClusters(&resident, c.f, &config));
+  } else if (err == cudaSuccess) {
+    cudaLaunchAttribute attributes[2];
+    const cudaLaunchConfig_t config = cluster_launch(c, grid, attributes);
+    err = cudaOccupancyMaxActiveClusters(&resident, c.f, &config);
+  }
+  if (err != cudaSuccess) {
+    std::printf("  occupancy %-28s failed: %s\n", c.name.c_str(), cudaGetErrorString(err));
+    cudaGetLastError();
+    return;
   }
   const long units = blocks / c.splits;
   std::printf("  occupancy %-28s %ld blocks, %ld clusters of %d; %d resident (%d blocks an SM "
@@ -174,7 +202,7 @@ void print_occupancy(const Config& c, int m, int n) {
 int main(int argc, char** argv) {
   int reps = 20;
   const char* only = nullptr;
-  bool one_per_sm = false, occupancy = false;
+  bool one_per_sm = false, occupancy = false, policy = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
@@ -191,6 +219,10 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(argv[i], "--occupancy")) {
       occupancy = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--policy")) {
+      policy = true;
       continue;
     }
     int m, n, kk;
@@ -294,6 +326,19 @@ int main(int argc, char** argv) {
       configs.push_back(c);
     }
   }
+  if (policy) {
+    const size_t count = configs.size();
+    for (size_t i = 0; i < count; ++i) {
+      if (configs[i].splits == 1) continue;
+      for (auto [p, label] : {std::pair{cudaClusterSchedulingPolicySpread, " spread"},
+                              std::pair{cudaClusterSchedulingPolicyLoadBalancing, " lb"}}) {
+        Config c = configs[i];
+        c.name += label;
+        c.policy = p;
+        configs.push_back(c);
+      }
+    }
+  }
   // With --one-per-sm a kernel is listed with its own request and with kOneBlockSmem: allow the
   // larger of the two.
   for (auto& c : configs) {
@@ -326,17 +371,14 @@ int main(int argc, char** argv) {
     };
     auto launch = [&](const Config& c) {
       const k::GemmArgs p = args;
-      // occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's.
-      dim3 grid((n + c.tile_n - 1) / c.tile_n, (m + c.tile_m - 1) / c.tile_m, c.splits);
+      const dim3 grid = grid_of(c, m, n);
       if (c.splits == 1) {
         c.f<<<grid, 256, c.smem>>>(p);
         return cudaGetLastError();
       }
-      cudaLaunchAttribute cluster = {};  // as kernels/skinny.cu launches a cluster variant
-      cluster.id = cudaLaunchAttributeClusterDimension;
-      cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1;
-      cluster.val.clusterDim.z = unsigned(c.splits);
-      return k::launch_with(cluster, c.f, grid, dim3(256), c.smem, cudaStream_t(0), p);
+      cudaLaunchAttribute attributes[2];
+      const cudaLaunchConfig_t config = cluster_launch(c, grid, attributes);
+      return cudaLaunchKernelEx(&config, c.f, p);
     };
     if (run_cublas() != CUBLAS_STATUS_SUCCESS) return 5;
     CK(cudaDeviceSynchronize());
