@@ -213,16 +213,12 @@ int main(int argc, char** argv) {
       only = argv[++i];
       continue;
     }
-    if (!std::strcmp(argv[i], "--one-per-sm")) {
-      one_per_sm = true;
-      continue;
-    }
-    if (!std::strcmp(argv[i], "--occupancy")) {
-      occupancy = true;
-      continue;
-    }
-    if (!std::strcmp(argv[i], "--policy")) {
-      policy = true;
+    bool* flag = !std::strcmp(argv[i], "--one-per-sm")  ? &one_per_sm
+                 : !std::strcmp(argv[i], "--occupancy") ? &occupancy
+                 : !std::strcmp(argv[i], "--policy")    ? &policy
+                                                         : nullptr;
+    if (flag) {
+      *flag = true;
       continue;
     }
     int m, n, kk;
