@@ -11,7 +11,8 @@
 # sets R ($OUT, what comes back), W (/tmp/NAME, the call's scratch, archived by the script),
 # T ($R/results.txt, the log) and O (the occtune executable), and defines
 # `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh"), and
-# the helpers below (sanitize, sanitize_control, suite, ctest_gpu, lab_twice, ncu_profile).
+# the helpers below (sanitize, sanitize_control, suite, suite_with, base_beside, ctest_gpu,
+# lab_twice, ncu_profile).
 name=${1:?usage: . scripts/device-call-setup.sh NAME}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -71,6 +72,24 @@ suite() {
     > "$W/$1.out" 2>&1
   step "bench $1" $? $((SECONDS - t0))
   echo "== $1" >> "$T"; cut -c1-150 "$W"/$1/*/summary.txt >> "$T"
+}
+
+# `suite_with BIN NAME [FILE]`: suite() with the occtune executable BIN.
+suite_with() { local keep=$O; O=$1; shift; suite "$@"; O=$keep; }
+
+# `base_beside LIBTAR`: /tmp/base/autotuner/occtune, the carried build's occtune beside a lib
+# folder whose libocctune.so.0.1.0 is LIBTAR's (an .tar.xz holding that file alone), so that one
+# call compares two builds' kernels (occtune's RPATH starts with $ORIGIN/../lib; a worker it
+# starts runs the same file); both libraries' checksums and what /tmp/base loads are logged.
+base_beside() {
+  rm -rf /tmp/base && mkdir -p /tmp/base/autotuner /tmp/base/lib
+  cp -a build-h100/autotuner/occtune /tmp/base/autotuner/
+  (cd build-h100/lib && cp -a $(ls | grep -v '\.a$') /tmp/base/lib/)
+  tar -xJf "$1" -C /tmp/base/lib
+  echo "base lib: $(md5sum < /tmp/base/lib/libocctune.so.0.1.0 | cut -c1-12)," \
+    "build's lib: $(md5sum < build-h100/lib/libocctune.so.0.1.0 | cut -c1-12);" \
+    "base occtune loads $(ldd /tmp/base/autotuner/occtune | grep -o '/[^ ]*libocctune[^ ]*')" \
+    >> "$T"
 }
 
 # `ctest_gpu LIMIT [REGEX]`: the GPU tests (those whose names match REGEX), one at a time, the
