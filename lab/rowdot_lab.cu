@@ -14,7 +14,8 @@
 //   kOneBlockSmem so that one block fits an SM (the kernel uses none of the rest): at
 //   1000x12x100000 the dense-B kernel of the 16-row ring ran 152.1 us over 2 (126 blocks) and
 //   192.4 over 4 (252), the 32-row ring 153.8 over 3 (96) and 195.2 over 4 (128) (wave 28, call
-//   A); this tells whether two blocks sharing an SM is what slows the splits over 4 and 8.
+//   A); this tells whether two blocks sharing an SM is what slows the splits over 4 and 8
+//   (wave 30: it is not; the 16-row ring's 63 clusters of 4 are one past the 62 the GPU holds).
 //   --occupancy: per shape and configuration, its grid (blocks, clusters) against the clusters
 //   (blocks where it has none) the GPU holds at once (cudaOccupancyMaxActiveClusters), and the
 //   waves that makes: wave 30's Nsight Compute pages (H200) had the SMs' mean active cycles at
