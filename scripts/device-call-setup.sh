@@ -140,8 +140,11 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 if len(rows) < 3:
     print("ncu", sys.argv[2], "no data:", " ".join(" ".join(r) for r in rows)[:300]); sys.exit()
+# DRAM throughput under both names Nsight Compute has used: wave 30's logs (CUDA 13's ncu) had
+# no dram__throughput line; whether its pages carry gpu__dram_throughput is still to be seen.
 keep = ("gpu__time_duration.sum", "sm__cycles_active", "smsp__inst_executed.sum",
-        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "launch__grid_size",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "launch__grid_size",
         "launch__registers_per_thread", "Kernel Name")
 for n, v in zip(rows[0], rows[2]):
     try:
