@@ -1,12 +1,12 @@
 // The "skinny" family (kernels/skinny.cuh) for the registry: its instantiations, listed once in
 // OCCTUNE_SKINNY_VARIANTS, OCCTUNE_SKINNY_CLUSTER_VARIANTS and the lists of skinny_pipe.cuh and
 // skinny_rowdot.cuh, with their own launch (the split reduction's tickets zeroed, then the
-// kernel; a cluster variant with its cluster dimension).
+// kernel; a cluster variant in clusters along K, kernels/cluster_policy.cuh).
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "kernels/dependent_launch.cuh"
+#include "kernels/cluster_policy.cuh"
 #include "kernels/gemm_family.cuh"
 #include "kernels/skinny.cuh"
 
@@ -58,13 +58,9 @@ cudaError_t launch_skinny(const GemmArgs& args, dim3 grid, dim3 block, size_t sm
       return err;
   }
   if constexpr (Variant::kCluster) {
-    // The kSplits blocks of a tile (grid z) form one thread block cluster.
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = Variant::kSplits;
-    return launch_with(cluster, kernel, grid, block, smem, stream, args);
+    // The kSplits blocks of a tile (grid z) form one thread block cluster, scheduled with
+    // LoadBalancing where that saves a wave (kernels/cluster_policy.cuh).
+    return launch_cluster(unsigned(Variant::kSplits), kernel, grid, block, smem, stream, args);
   } else {
     kernel<<<grid, block, smem, stream>>>(args);
     return cudaGetLastError();

@@ -1118,12 +1118,16 @@ struct SkinnyPipeSmallNCluster
 // DenseWindow kernel, against 222 over 6 and 256 over 8), the 16-row ring over 7 in place of 8
 // (500x16x200001: 191 against 255; 1000x12x100000 150.5 against 167.8; the 16- and 32-row
 // rings lost over 8 to over 7 at every shape of the call), and the 32-row ring on 8 columns
-// over 2 (12000x8x12001: 217 against 223 for the 64-row ring over 8).
+// over 2 (12000x8x12001: 217 against 223 for the 64-row ring over 8). Wave 30's call B: the
+// 16-row ring over 4, whose 63 clusters at M = 1000 are one past the 62 the H100 holds at once
+// by default but within the 66 it holds with LoadBalancing (kernels/cluster_waves.hpp): 145.3 us
+// at 1000x12x100000 launched balanced, the fastest ring of that call.
 #define OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(X) \
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>)     \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>)    \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 7>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 4>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 7>)    \
   X(SkinnyPipeSmallNCluster<32, 8, 256, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>)     \

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cluster_policy.cuh"
 #include "kernels/skinny.cuh"
 #include "kernels/skinny_rowdot.cuh"
 #include "lab_support.cuh"
@@ -155,16 +156,10 @@ constexpr size_t kOneBlockSmem = 118 * 1024;
 // what the returned configuration points to.
 cudaLaunchConfig_t cluster_launch(const Config& c, dim3 grid,
                                   cudaLaunchAttribute (&attributes)[2]) {
-  attributes[0] = {}, attributes[1] = {};
-  attributes[0].id = cudaLaunchAttributeClusterDimension;
-  attributes[0].val.clusterDim.x = 1, attributes[0].val.clusterDim.y = 1;
-  attributes[0].val.clusterDim.z = unsigned(c.splits);
-  attributes[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-  attributes[1].val.clusterSchedulingPolicyPreference = c.policy;
   cudaLaunchConfig_t config = {};
   config.gridDim = grid, config.blockDim = dim3(256), config.dynamicSmemBytes = c.smem;
   config.attrs = attributes;
-  config.numAttrs = c.policy == cudaClusterSchedulingPolicyDefault ? 1 : 2;
+  config.numAttrs = k::set_cluster_attributes(attributes, unsigned(c.splits), c.policy);
   return config;
 }
 
@@ -195,9 +190,19 @@ void print_occupancy(const Config& c, int m, int n) {
   }
   const long units = blocks / c.splits;
   std::printf("  occupancy %-28s %ld blocks, %ld clusters of %d; %d resident (%d blocks an SM "
-              "of %d): %.2f waves\n",
+              "of %d): %.2f waves",
               c.name.c_str(), blocks, units, c.splits, resident, per_sm, sms,
               resident ? double(units) / resident : 0.0);
+  // What occtune's launch (kernels/cluster_policy.cuh) picks for this grid.
+  if (c.splits > 1 && c.policy == cudaClusterSchedulingPolicyDefault) {
+    const auto policy = k::cluster_policy_for(reinterpret_cast<const void*>(c.f), grid,
+                                              dim3(256), c.smem, unsigned(c.splits));
+    const auto r = k::cluster_residency(reinterpret_cast<const void*>(c.f), dim3(256), c.smem,
+                                        unsigned(c.splits));
+    std::printf("; occtune: %d default, %d balanced -> %s", r.by_default, r.balanced,
+                policy == cudaClusterSchedulingPolicyLoadBalancing ? "lb" : "default");
+  }
+  std::printf("\n");
 }
 
 int main(int argc, char** argv) {

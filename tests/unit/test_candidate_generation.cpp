@@ -268,7 +268,7 @@ TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
   }
   EXPECT_EQ(tma, 5);
   EXPECT_EQ(repacked_tma, 4);
-  EXPECT_EQ(cluster, 32);
+  EXPECT_EQ(cluster, 33);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {

@@ -1,0 +1,124 @@
+// The cluster launch of kernels/cluster_policy.cuh on the device (compute capability 9.0 and
+// up; skips elsewhere): the residency it caches, asked with a grid of one cluster, is what the
+// occupancy API answers for a whole grid; the policy it picks is the rule's
+// (kernels/cluster_waves.hpp) on those counts, LoadBalancing just past a wave; and under either
+// policy every block of the grid runs once, in the cluster and at the rank the launch asked for.
+#include <cooperative_groups.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "autotuner/cuda/cuda_check.cuh"
+#include "kernels/cluster_policy.cuh"
+#include "tests/support/applicable.hpp"
+#include "tests/support/gpu_guard.hpp"
+
+namespace occtune {
+namespace {
+
+#define OCCTUNE_REQUIRE_CLUSTERS()                                                 \
+  do {                                                                             \
+    OCCTUNE_REQUIRE_GPU();                                                         \
+    if (test_support::current_compute_capability() < 90)                          \
+      GTEST_SKIP() << "thread block clusters need sm_90; this device is sm_"       \
+                   << test_support::current_compute_capability();                  \
+  } while (0)
+
+// Each block writes, at its place in the grid, 1 + its rank in its cluster (0 where the rank is
+// not blockIdx.z % size: the launch did not cluster along z as asked). The shared memory only
+// sets how many blocks fit an SM, as a skinny ring's does.
+__global__ void mark_cluster_ranks(int* marks, unsigned size) {
+  extern __shared__ int scratch[];
+  const long block = (long(blockIdx.y) * gridDim.x + blockIdx.x) * gridDim.z + blockIdx.z;
+  int mark = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned rank = cooperative_groups::this_cluster().block_rank();
+  scratch[threadIdx.x] = int(rank);
+  __syncthreads();
+  if (scratch[0] == int(blockIdx.z % size)) mark = 1 + scratch[0];
+#endif
+  if (threadIdx.x == 0) marks[block] = mark;
+}
+
+constexpr unsigned kSize = 4;
+constexpr unsigned kThreads = 256;
+// About a skinny ring's shared memory (100 KB): two blocks an sm_90 SM.
+constexpr std::size_t kSmem = 100 * 1024;
+
+const void* kernel_address() { return reinterpret_cast<const void*>(&mark_cluster_ranks); }
+
+void opt_in() {
+  OCCTUNE_CUDA_CHECK(cudaFuncSetAttribute(
+      mark_cluster_ranks, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem)));
+}
+
+// The occupancy API's answer for the whole grid `clusters` clusters make.
+int resident_for_grid(long clusters, cudaClusterSchedulingPolicy policy) {
+  cudaLaunchAttribute attributes[2];
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(clusters), 1, kSize);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmem;
+  config.attrs = attributes;
+  config.numAttrs = kernels::set_cluster_attributes(attributes, kSize, policy);
+  int resident = 0;
+  OCCTUNE_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel_address(), &config));
+  return resident;
+}
+
+TEST(ClusterPolicy, ResidencyOfOneClusterIsTheWholeGrids) {
+  OCCTUNE_REQUIRE_CLUSTERS();
+  opt_in();
+  const kernels::ClusterResidency r =
+      kernels::cluster_residency(kernel_address(), dim3(kThreads), kSmem, kSize);
+  std::printf("clusters of %u at %zu bytes a block: %d resident by default, %d balanced\n",
+              kSize, kSmem, r.by_default, r.balanced);
+  ASSERT_GT(r.by_default, 0);
+  ASSERT_GT(r.balanced, 0);
+  for (long clusters : {1L, 63L, 200L, 1000L}) {
+    EXPECT_EQ(resident_for_grid(clusters, cudaClusterSchedulingPolicyDefault), r.by_default)
+        << clusters << " clusters";
+    EXPECT_EQ(resident_for_grid(clusters, cudaClusterSchedulingPolicyLoadBalancing), r.balanced)
+        << clusters << " clusters";
+  }
+}
+
+TEST(ClusterPolicy, PicksTheRulesPolicyAndRunsEveryBlockInItsCluster) {
+  OCCTUNE_REQUIRE_CLUSTERS();
+  opt_in();
+  const kernels::ClusterResidency r =
+      kernels::cluster_residency(kernel_address(), dim3(kThreads), kSmem, kSize);
+  ASSERT_GT(r.by_default, 0);
+  // One cluster, a wave exactly, one past it, and three waves and a bit: the policy must be
+  // the rule's on the cached counts, and LoadBalancing one past a wave where it holds more.
+  for (long clusters : {1L, long(r.by_default), long(r.by_default) + 1, 3L * r.by_default + 1}) {
+    const dim3 grid(unsigned(clusters), 1, kSize);
+    const bool balanced = kernels::balance_clusters(clusters, r.by_default, r.balanced);
+    EXPECT_EQ(kernels::cluster_policy_for(kernel_address(), grid, dim3(kThreads), kSmem, kSize),
+              balanced ? cudaClusterSchedulingPolicyLoadBalancing
+                       : cudaClusterSchedulingPolicyDefault)
+        << clusters << " clusters";
+    if (clusters == r.by_default + 1 && r.balanced > r.by_default) EXPECT_TRUE(balanced);
+    const std::size_t blocks = std::size_t(clusters) * kSize;
+    int* marks = nullptr;
+    OCCTUNE_CUDA_CHECK(cudaMalloc(&marks, blocks * sizeof(int)));
+    OCCTUNE_CUDA_CHECK(cudaMemset(marks, 0xff, blocks * sizeof(int)));  // -1: never written
+    EXPECT_EQ(kernels::launch_cluster(kSize, mark_cluster_ranks, grid, dim3(kThreads), kSmem,
+                                      cudaStream_t{}, marks, kSize),
+              cudaSuccess);
+    OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<int> got(blocks);
+    OCCTUNE_CUDA_CHECK(cudaMemcpy(got.data(), marks, blocks * sizeof(int),
+                                  cudaMemcpyDeviceToHost));
+    OCCTUNE_CUDA_CHECK(cudaFree(marks));
+    int wrong = 0;
+    for (std::size_t b = 0; b < blocks; ++b)
+      if (got[b] != int(1 + b % kSize)) ++wrong;
+    EXPECT_EQ(wrong, 0) << clusters << " clusters (" << (balanced ? "balanced" : "default")
+                        << "): blocks that did not run once at their cluster rank";
+  }
+}
+
+}  // namespace
+}  // namespace occtune
