@@ -1,8 +1,10 @@
 // The cluster launch of kernels/cluster_policy.cuh on the device (compute capability 9.0 and
 // up; skips elsewhere): the residency it caches, asked with a grid of one cluster, is what the
 // occupancy API answers for a whole grid; the policy it picks is the rule's
-// (kernels/cluster_waves.hpp) on those counts, LoadBalancing just past a wave; and under either
-// policy every block of the grid runs once, in the cluster and at the rank the launch asked for.
+// (kernels/cluster_waves.hpp) on those counts, LoadBalancing just past a wave; under either
+// policy every block of the grid runs once, in the cluster and at the rank the launch asked for;
+// and a launch whose first residency query comes while its stream is captured into a CUDA graph
+// (global capture mode, the strictest) is captured and replays.
 #include <cooperative_groups.h>
 #include <gtest/gtest.h>
 
@@ -67,6 +69,29 @@ int resident_for_grid(long clusters, cudaClusterSchedulingPolicy policy) {
   return resident;
 }
 
+// How many of the `clusters` x `size` blocks `launch` (which launches over (clusters, 1, size)
+// with the marks' address, returning the launch's error) leaves unmarked or marked with another
+// rank than blockIdx.z % size; every block when the launch fails.
+template <class Launch>
+int count_misplaced_blocks(long clusters, unsigned size, Launch launch) {
+  const std::size_t blocks = std::size_t(clusters) * size;
+  int* marks = nullptr;
+  OCCTUNE_CUDA_CHECK(cudaMalloc(&marks, blocks * sizeof(int)));
+  OCCTUNE_CUDA_CHECK(cudaMemset(marks, 0xff, blocks * sizeof(int)));  // -1: never written
+  OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());  // before a launch on a non-blocking stream
+  const cudaError_t launched = launch(marks);
+  EXPECT_EQ(launched, cudaSuccess) << cudaGetErrorString(launched);
+  OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<int> got(blocks);
+  OCCTUNE_CUDA_CHECK(cudaMemcpy(got.data(), marks, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+  OCCTUNE_CUDA_CHECK(cudaFree(marks));
+  if (launched != cudaSuccess) return int(blocks);
+  int wrong = 0;
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (got[b] != int(1 + b % size)) ++wrong;
+  return wrong;
+}
+
 TEST(ClusterPolicy, ResidencyOfOneClusterIsTheWholeGrids) {
   OCCTUNE_REQUIRE_CLUSTERS();
   opt_in();
@@ -100,24 +125,46 @@ TEST(ClusterPolicy, PicksTheRulesPolicyAndRunsEveryBlockInItsCluster) {
                        : cudaClusterSchedulingPolicyDefault)
         << clusters << " clusters";
     if (clusters == r.by_default + 1 && r.balanced > r.by_default) EXPECT_TRUE(balanced);
-    const std::size_t blocks = std::size_t(clusters) * kSize;
-    int* marks = nullptr;
-    OCCTUNE_CUDA_CHECK(cudaMalloc(&marks, blocks * sizeof(int)));
-    OCCTUNE_CUDA_CHECK(cudaMemset(marks, 0xff, blocks * sizeof(int)));  // -1: never written
-    EXPECT_EQ(kernels::launch_cluster(kSize, mark_cluster_ranks, grid, dim3(kThreads), kSmem,
-                                      cudaStream_t{}, marks, kSize),
-              cudaSuccess);
-    OCCTUNE_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<int> got(blocks);
-    OCCTUNE_CUDA_CHECK(cudaMemcpy(got.data(), marks, blocks * sizeof(int),
-                                  cudaMemcpyDeviceToHost));
-    OCCTUNE_CUDA_CHECK(cudaFree(marks));
-    int wrong = 0;
-    for (std::size_t b = 0; b < blocks; ++b)
-      if (got[b] != int(1 + b % kSize)) ++wrong;
-    EXPECT_EQ(wrong, 0) << clusters << " clusters (" << (balanced ? "balanced" : "default")
-                        << "): blocks that did not run once at their cluster rank";
+    EXPECT_EQ(count_misplaced_blocks(clusters, kSize, [&](int* marks) {
+                return kernels::launch_cluster(kSize, mark_cluster_ranks, grid, dim3(kThreads),
+                                               kSmem, cudaStream_t{}, marks, kSize);
+              }),
+              0)
+        << clusters << " clusters (" << (balanced ? "balanced" : "default")
+        << "): blocks that did not run once at their cluster rank";
   }
+}
+
+TEST(ClusterPolicy, FirstQueryUnderGraphCaptureIsCapturedAndReplays) {
+  OCCTUNE_REQUIRE_CLUSTERS();
+  opt_in();
+  // Clusters of 2 at this shared memory are asked about nowhere else in this process, so the
+  // residency queries run inside the capture.
+  constexpr unsigned size = 2;
+  cudaStream_t stream;
+  OCCTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const long clusters = 500;
+  const dim3 grid(unsigned(clusters), 1, size);
+  cudaGraphExec_t exec = nullptr;
+  const int misplaced = count_misplaced_blocks(clusters, size, [&](int* marks) {
+    cudaGraph_t graph;
+    OCCTUNE_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    const cudaError_t launched = kernels::launch_cluster(
+        size, mark_cluster_ranks, grid, dim3(kThreads), kSmem, stream, marks, size);
+    OCCTUNE_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    if (launched != cudaSuccess) return launched;
+    OCCTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaGraphDestroy(graph);
+    for (int replay = 0; replay < 2; ++replay)
+      if (const cudaError_t err = cudaGraphLaunch(exec, stream); err != cudaSuccess) return err;
+    return cudaStreamSynchronize(stream);
+  });
+  EXPECT_EQ(misplaced, 0) << "blocks of the replayed graph not at their cluster rank";
+  const kernels::ClusterResidency r =
+      kernels::cluster_residency(kernel_address(), dim3(kThreads), kSmem, size);
+  EXPECT_GT(r.by_default, 0) << "the residency asked during the capture was not kept";
+  if (exec) cudaGraphExecDestroy(exec);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace
