@@ -8,6 +8,7 @@
 // Build (from the repository root): nvcc -O3 -std=c++17 -arch=sm_90 -I. -Iinclude
 //   lab/rowdot_lab.cu -lcublas -o rowdot_lab
 // Usage: rowdot_lab [--reps N] [--only TEXT] [--one-per-sm] [--occupancy] [--policy]
+//                   [--after-cublas]
 //   MxNxK... (N or M <= 16)
 //   --only TEXT: only the configurations whose names contain TEXT.
 //   --one-per-sm: each configuration also as "NAME 1sm", its dynamic shared memory raised to
@@ -21,7 +22,10 @@
 //   waves that makes: wave 30's Nsight Compute pages (H200) had the SMs' mean active cycles at
 //   55-88% of the busiest SM's on the cluster rings (the split over 4 at 1000x12x100000 lowest).
 //   --policy: each cluster configuration also as "NAME spread" and "NAME lb", launched with the
-//   cluster scheduling policy preference Spread or LoadBalancing (occtune launches with none).
+//   cluster scheduling policy preference Spread or LoadBalancing (since wave 31 occtune asks
+//   for LoadBalancing where it saves a wave of clusters, kernels/cluster_policy.cuh).
+//   --after-cublas: cuBLAS runs (untimed) before each configuration's L2 flush and sample, as
+//   in occtune bench's interleaved re-measurement (wave 31: whether what ran before matters).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -208,7 +212,7 @@ void print_occupancy(const Config& c, int m, int n) {
 int main(int argc, char** argv) {
   int reps = 20;
   const char* only = nullptr;
-  bool one_per_sm = false, occupancy = false, policy = false;
+  bool one_per_sm = false, occupancy = false, policy = false, after_cublas = false;
   std::vector<std::array<int, 3>> shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
@@ -222,6 +226,7 @@ int main(int argc, char** argv) {
     bool* flag = !std::strcmp(argv[i], "--one-per-sm")  ? &one_per_sm
                  : !std::strcmp(argv[i], "--occupancy") ? &occupancy
                  : !std::strcmp(argv[i], "--policy")    ? &policy
+                 : !std::strcmp(argv[i], "--after-cublas") ? &after_cublas
                                                          : nullptr;
     if (flag) {
       *flag = true;
@@ -398,7 +403,11 @@ int main(int argc, char** argv) {
     }
     std::vector<std::vector<float>> t(use.size() + 1);
     for (int rep = 0; rep < reps; ++rep) {
-      for (size_t i = 0; i <= use.size(); ++i)
+      for (size_t i = 0; i <= use.size(); ++i) {
+        // --after-cublas: cuBLAS (untimed) before each configuration's flush and sample, as in
+        // occtune bench's interleaved re-measurement (A/B/A/B...).
+        if (after_cublas && i > 0)
+          CK(run_cublas() == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown);
         t[i].push_back(timer.sample_ms(
             [&] {
               if (i == 0)
@@ -407,6 +416,7 @@ int main(int argc, char** argv) {
                 CK(launch(use[i - 1]));
             },
             rep));
+      }
     }
     const double cub = median_of(t[0]);
     const double bytes = double(std::max(m, n)) * kk * 4;  // the large operand
