@@ -1121,14 +1121,22 @@ struct SkinnyPipeSmallNCluster
 // over 2 (12000x8x12001: 217 against 223 for the 64-row ring over 8). Wave 30's call B: the
 // 16-row ring over 4, whose 63 clusters at M = 1000 are one past the 62 the H100 holds at once
 // by default but within the 66 it holds with LoadBalancing (kernels/cluster_waves.hpp): 145.3 us
-// at 1000x12x100000 launched balanced, the fastest ring of that call.
+// at 1000x12x100000 launched balanced, the fastest ring of that call. Wave 31's call E: the
+// 16-row ring over every cluster size from 2 to 8, so that a few tiles (M of a few hundred, a
+// long K) can fill one wave with some split: 603x13x76521 98.7 us over 6 (38 clusters, 39 fit)
+// against 134.1 for the best ring registered before, 350x16x120000 66.5 over 5 against 74.1,
+// 473x13x38586 44.7 over 8 against 48.8, 700x11x60001 93.1 over 5 against 99.9.
 #define OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(X) \
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 2>)     \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 2>)    \
   X(SkinnyPipeSmallNCluster<32, 16, 128, 4, 7>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 2>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 3>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 4>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 5>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 6>)    \
   X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 7>)    \
+  X(SkinnyPipeSmallNCluster<16, 16, 256, 3, 8>)    \
   X(SkinnyPipeSmallNCluster<32, 8, 256, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 2>)     \
   X(SkinnyPipeSmallNCluster<16, 8, 512, 2, 4>)     \

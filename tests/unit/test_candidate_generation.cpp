@@ -268,7 +268,7 @@ TEST(Applicability, OnlyTheTmaAndClusterVariantsCarryARule) {
   }
   EXPECT_EQ(tma, 5);
   EXPECT_EQ(repacked_tma, 4);
-  EXPECT_EQ(cluster, 33);
+  EXPECT_EQ(cluster, 37);
 }
 
 TEST(Applicability, OperandRulesNameWhatBreaksThem) {
