@@ -13,23 +13,32 @@
 #include <tuple>
 
 #include "kernels/cluster_waves.hpp"
-#include "kernels/dependent_launch.cuh"
 
 namespace occtune::kernels {
 
-// The attributes of a launch in clusters of `size` blocks along grid z: the cluster dimension,
-// then `policy` where it is not the default. Returns how many it set.
-inline unsigned set_cluster_attributes(cudaLaunchAttribute (&attributes)[2], unsigned size,
-                                       cudaClusterSchedulingPolicy policy) {
+// The configuration of a launch over `grid` (`block` threads, `smem` bytes of dynamic shared
+// memory a block, on `stream`) in clusters of `size` blocks along grid z, with `policy` where it
+// is not the default; `attributes` holds what the configuration points to. The one place a
+// cluster launch is described: the occupancy query, the launch, the lab and the GPU test.
+inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute (&attributes)[2], dim3 grid,
+                                         dim3 block, std::size_t smem, unsigned size,
+                                         cudaClusterSchedulingPolicy policy,
+                                         cudaStream_t stream = nullptr) {
   attributes[0] = {}, attributes[1] = {};
   attributes[0].id = cudaLaunchAttributeClusterDimension;
   attributes[0].val.clusterDim.x = 1;
   attributes[0].val.clusterDim.y = 1;
   attributes[0].val.clusterDim.z = size;
-  if (policy == cudaClusterSchedulingPolicyDefault) return 1;
   attributes[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
   attributes[1].val.clusterSchedulingPolicyPreference = policy;
-  return 2;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = policy == cudaClusterSchedulingPolicyDefault ? 1 : 2;
+  return config;
 }
 
 // How many clusters of `size` blocks of `kernel` (`block` threads, `smem` bytes of dynamic
@@ -39,12 +48,8 @@ inline unsigned set_cluster_attributes(cudaLaunchAttribute (&attributes)[2], uns
 inline int resident_clusters(const void* kernel, dim3 block, std::size_t smem, unsigned size,
                              cudaClusterSchedulingPolicy policy) {
   cudaLaunchAttribute attributes[2];
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1, 1, size);
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.attrs = attributes;
-  config.numAttrs = set_cluster_attributes(attributes, size, policy);
+  const cudaLaunchConfig_t config =
+      cluster_config(attributes, dim3(1, 1, size), block, smem, size, policy);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
     cudaGetLastError();
@@ -108,8 +113,9 @@ cudaError_t launch_cluster(unsigned size, void (*kernel)(Params...), dim3 grid, 
   const cudaClusterSchedulingPolicy policy =
       cluster_policy_for(reinterpret_cast<const void*>(kernel), grid, block, smem, size);
   cudaLaunchAttribute attributes[2];
-  const unsigned count = set_cluster_attributes(attributes, size, policy);
-  return launch_with(attributes, count, kernel, grid, block, smem, stream, args...);
+  const cudaLaunchConfig_t config =
+      cluster_config(attributes, grid, block, smem, size, policy, stream);
+  return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
 }  // namespace occtune::kernels

@@ -1,7 +1,7 @@
 // The host side of a programmatic dependent launch (kernels/grid_dependency.cuh says what it
-// is and what the two kernels must do): whether the device has it, and the launch, through the
-// attribute launch that skinny's cluster launch uses too. Only .cu files include this (the host
-// emulator of the unit tests cannot compile a launch).
+// is and what the two kernels must do): whether the device has it, and the launch, through a
+// one-attribute launch. Only .cu files include this (the host emulator of the unit tests cannot
+// compile a launch).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,29 +49,21 @@ inline bool programmatic_launch() {
   return answer == 2;
 }
 
-// `kernel`<<<grid, block, smem, stream>>>(args...) with `count` launch attributes (which only
-// cudaLaunchKernelEx takes); the launch's error. Also skinny's cluster launch
-// (kernels/cluster_policy.cuh: the cluster dimension and a scheduling policy).
+// `kernel`<<<grid, block, smem, stream>>>(args...) with one launch attribute (which only
+// cudaLaunchKernelEx takes); the launch's error.
 template <class... Params, class... Args>
-cudaError_t launch_with(const cudaLaunchAttribute* attributes, unsigned count,
-                        void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
-                        cudaStream_t stream, Args... args) {
+cudaError_t launch_with(const cudaLaunchAttribute& attribute, void (*kernel)(Params...),
+                        dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                        Args... args) {
+  cudaLaunchAttribute attributes[1] = {attribute};
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  config.attrs = const_cast<cudaLaunchAttribute*>(attributes);
-  config.numAttrs = count;
+  config.attrs = attributes;
+  config.numAttrs = 1;
   return cudaLaunchKernelEx(&config, kernel, args...);
-}
-
-// The same with one launch attribute.
-template <class... Params, class... Args>
-cudaError_t launch_with(const cudaLaunchAttribute& attribute, void (*kernel)(Params...),
-                        dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
-                        Args... args) {
-  return launch_with(&attribute, 1, kernel, grid, block, smem, stream, args...);
 }
 
 // `kernel`<<<grid, block, smem, stream>>>(args...), as a programmatic dependent of the kernel

@@ -160,11 +160,7 @@ constexpr size_t kOneBlockSmem = 118 * 1024;
 // what the returned configuration points to.
 cudaLaunchConfig_t cluster_launch(const Config& c, dim3 grid,
                                   cudaLaunchAttribute (&attributes)[2]) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid, config.blockDim = dim3(256), config.dynamicSmemBytes = c.smem;
-  config.attrs = attributes;
-  config.numAttrs = k::set_cluster_attributes(attributes, unsigned(c.splits), c.policy);
-  return config;
+  return k::cluster_config(attributes, grid, dim3(256), c.smem, unsigned(c.splits), c.policy);
 }
 
 // occtune's grid (kernels/gemm_family.cuh): x over N's tiles, y over M's, z over the splits.
@@ -199,12 +195,10 @@ void print_occupancy(const Config& c, int m, int n) {
               resident ? double(units) / resident : 0.0);
   // What occtune's launch (kernels/cluster_policy.cuh) picks for this grid.
   if (c.splits > 1 && c.policy == cudaClusterSchedulingPolicyDefault) {
-    const auto policy = k::cluster_policy_for(reinterpret_cast<const void*>(c.f), grid,
-                                              dim3(256), c.smem, unsigned(c.splits));
     const auto r = k::cluster_residency(reinterpret_cast<const void*>(c.f), dim3(256), c.smem,
                                         unsigned(c.splits));
     std::printf("; occtune: %d default, %d balanced -> %s", r.by_default, r.balanced,
-                policy == cudaClusterSchedulingPolicyLoadBalancing ? "lb" : "default");
+                k::balance_clusters(units, r.by_default, r.balanced) ? "lb" : "default");
   }
   std::printf("\n");
 }

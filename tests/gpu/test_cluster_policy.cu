@@ -58,12 +58,8 @@ void opt_in() {
 // The occupancy API's answer for the whole grid `clusters` clusters make.
 int resident_for_grid(long clusters, cudaClusterSchedulingPolicy policy) {
   cudaLaunchAttribute attributes[2];
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(clusters), 1, kSize);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmem;
-  config.attrs = attributes;
-  config.numAttrs = kernels::set_cluster_attributes(attributes, kSize, policy);
+  const cudaLaunchConfig_t config = kernels::cluster_config(
+      attributes, dim3(unsigned(clusters), 1, kSize), dim3(kThreads), kSmem, kSize, policy);
   int resident = 0;
   OCCTUNE_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel_address(), &config));
   return resident;
