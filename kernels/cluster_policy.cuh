@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "kernels/cluster_waves.hpp"
+#include "kernels/dependent_launch.cuh"
 
 namespace occtune::kernels {
 
@@ -31,14 +32,8 @@ inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute (&attributes)[2], d
   attributes[0].val.clusterDim.z = size;
   attributes[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
   attributes[1].val.clusterSchedulingPolicyPreference = policy;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = policy == cudaClusterSchedulingPolicyDefault ? 1 : 2;
-  return config;
+  return launch_config(grid, block, smem, stream, attributes,
+                       policy == cudaClusterSchedulingPolicyDefault ? 1 : 2);
 }
 
 // How many clusters of `size` blocks of `kernel` (`block` threads, `smem` bytes of dynamic

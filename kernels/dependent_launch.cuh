@@ -1,7 +1,7 @@
 // The host side of a programmatic dependent launch (kernels/grid_dependency.cuh says what it
 // is and what the two kernels must do): whether the device has it, and the launch, through a
-// one-attribute launch. Only .cu files include this (the host emulator of the unit tests cannot
-// compile a launch).
+// one-attribute launch; and the configuration every cudaLaunchKernelEx launch fills. Only .cu
+// files include this (the host emulator of the unit tests cannot compile a launch).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,6 +49,24 @@ inline bool programmatic_launch() {
   return answer == 2;
 }
 
+// The configuration cudaLaunchKernelEx (and cudaOccupancyMaxActiveClusters) takes for a launch
+// over `grid` (`block` threads, `smem` bytes of dynamic shared memory a block, on `stream`) with
+// the first `count` of `attributes`, which must outlive it. Every launch through
+// cudaLaunchKernelEx fills its configuration here (launch_with below, cluster_config in
+// kernels/cluster_policy.cuh).
+inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem,
+                                        cudaStream_t stream, cudaLaunchAttribute* attributes,
+                                        unsigned count) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = count;
+  return config;
+}
+
 // `kernel`<<<grid, block, smem, stream>>>(args...) with one launch attribute (which only
 // cudaLaunchKernelEx takes); the launch's error.
 template <class... Params, class... Args>
@@ -56,13 +74,7 @@ cudaError_t launch_with(const cudaLaunchAttribute& attribute, void (*kernel)(Par
                         dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
                         Args... args) {
   cudaLaunchAttribute attributes[1] = {attribute};
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(grid, block, smem, stream, attributes, 1);
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
