@@ -60,8 +60,13 @@ namespace occtune::kernels {
 // values: their sums are never written. The dense path is a kernel of its own (DENSE, the
 // variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies: built into every
 // ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18, call J).
+// WS (SMALL_N): K split over SPLITS blocks (grid z) that are not a cluster: each block writes its
+// sums of the tile to its slice of a workspace and the tile's last block adds the slices in split
+// order (finish_split, below). Splits past a cluster's eight, and blocks the GPU need not hold at
+// once, for few tiles over a long K: the clusters of eight fill one wave only from about 33 tiles
+// (the H100 holds 30 clusters of 8 and 62 of 4 at two blocks an SM, wave 30's call B).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
-          bool SMALL_N = false, int H = 1, int DENSE = 0, bool AWIN = false>
+          bool SMALL_N = false, int H = 1, int DENSE = 0, bool AWIN = false, bool WS = false>
 struct SkinnyPipeIn {
   static_assert(L == Layout::kNN, "skinny pipe: nn only (B contiguous along the columns)");
   static_assert(S == 1 || S == 4 || S == 8 || S == 16 || (S == 16 * H && H > 1),
@@ -71,7 +76,10 @@ struct SkinnyPipeIn {
   static_assert(COLS == 4 || COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 4, 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
-  static_assert(SPLITS >= 1 && SPLITS <= 8, "skinny pipe: 1-8 splits (a portable cluster)");
+  static_assert(SPLITS >= 1 && SPLITS <= (WS ? 64 : 8),
+                "skinny pipe: 1-8 splits (a portable cluster), or up to 64 through a workspace");
+  static_assert(!WS || (SMALL_N && !WINDOW && SPLITS > 1),
+                "skinny pipe: a workspace split for the rings for N <= 16 only");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
   static constexpr int kRowsPerThread = S / H;  // rows of C a thread's sums cover
@@ -79,7 +87,7 @@ struct SkinnyPipeIn {
   static constexpr int kMinBlocksPerSm = kRowsPerThread == 16 ? 2 : 0;
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
   static constexpr int kS = S, kSide = SMALL_N ? 1 : 0, kSplits = SPLITS, kLanes = COLS / 4;
-  static constexpr bool kCluster = SPLITS > 1, kRealign = false, kWorkspaceSplit = false;
+  static constexpr bool kCluster = SPLITS > 1 && !WS, kRealign = false, kWorkspaceSplit = WS;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   static constexpr int kRowGroups = H;
@@ -93,11 +101,12 @@ struct SkinnyPipeIn {
   static constexpr bool kDenseTwin = SMALL_N;  // has a dense-B kernel (Dense, above)
   static constexpr bool kDenseB = DENSE != 0;  // is that kernel
   static constexpr bool kDenseVec = DENSE == 2;  // DenseWindowVec (below)
-  using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1>;
+  using Dense = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1, false, WS>;
   // The A-window kernel (kAWindowCapable, below), where the variant has one (kWindowTwin), and
   // the same with B dense (run_a_window), for operands where dense_b_applies too.
-  using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 0, true>;
-  using DenseWindow = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1, true>;
+  using Window = SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 0, true, WS>;
+  using DenseWindow =
+      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 1, true, WS>;
   // DenseWindow where N is a multiple of 4 (DENSE = 2): B's dense rows read as float4s, as the
   // dense-B kernel's lean loop reads them (DENSE_VEC), not as four turned floats. A kernel of its
   // own: both reads in DenseWindow spilled 60-88 bytes in the 32-row rings' kernels. Wave 28's
@@ -109,7 +118,7 @@ struct SkinnyPipeIn {
   // ran up to 57% behind their DenseWindow (10000x12x9999: 337.4 against 215.4 us).
   static constexpr bool kDenseVecTwin = H != 2;
   using DenseWindowVec =
-      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 2, true>;
+      SkinnyPipeIn<L, S, COLS, ROWS, STAGES, WINDOW, SPLITS, SMALL_N, H, 2, true, WS>;
   // Whether the dense-B kernel copies B dense for these operands (else it runs as the variant):
   // B dense and aligned, N below the tile's width, and where N is a multiple of 4 (B's rows
   // aligned, so the variant's own copies are whole float4s too) at least kDenseMinSlabs slabs a
@@ -227,8 +236,8 @@ struct SkinnyPipeIn {
   static constexpr int kStageFloatsAW = kStageFloats + kLead * COLS;  // a stage with kLead
   static_assert(!kAWindowCapable || (kSlots % (4 * kBLine) == 0 && ROWS / kSlots % 4 == 0),
                 "skinny pipe: A's windows need whole swizzled groups a pass of the slots");
-  // SPLITS > 1: the cluster's sums go through an inbox after the stages (ClusterInbox).
-  using Inbox = ClusterInbox<SPLITS, S * kTileN, kSkinnyThreads>;
+  // A cluster's sums go through an inbox after the stages (ClusterInbox); none without one.
+  using Inbox = ClusterInbox<kCluster ? SPLITS : 1, S * kTileN, kSkinnyThreads>;
   static constexpr std::size_t kRingBytes = std::size_t(STAGES) * kStageFloatsAW * sizeof(float);
   static constexpr std::size_t kSmemBytes = kRingBytes + Inbox::kBytes;
   // The final reduction reuses the ring: S x slots x COLS sums, then (a window ring in a
@@ -243,8 +252,19 @@ struct SkinnyPipeIn {
   static constexpr long long tiles(long long m, long long n) {
     return (m + S - 1) / S * ((n + kTileN - 1) / kTileN);
   }
-  static constexpr std::size_t workspace_bytes(long long, long long) { return 0; }
-  __host__ __device__ static unsigned* tickets(const GemmArgs&) { return nullptr; }
+  // WS: SPLITS dense M x N slices, then one ticket a tile, which the launch zeroes
+  // (kernels/skinny.cu), as the register kernels' split has them (kernels/skinny.cuh).
+  static constexpr std::size_t workspace_bytes(long long m, long long n) {
+    return !WS ? 0
+               : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
+                     std::size_t(tiles(m, n)) * sizeof(unsigned);
+  }
+  __host__ __device__ static unsigned* tickets(const GemmArgs& p) {
+    return !WS ? nullptr
+               : reinterpret_cast<unsigned*>(p.workspace + std::size_t(SPLITS) *
+                                                               std::size_t(p.m) *
+                                                               std::size_t(p.n));
+  }
 
   // Copies per thread and slab, and the rows between a thread's copies: a block's 256 threads
   // cover 256 / W consecutive rows per pass of W copies a row (B: COLS / 4 float4s or COLS
@@ -758,7 +778,7 @@ struct SkinnyPipeIn {
     k_range(p, kb, ke);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
     float* inbox = sm + kRingBytes / sizeof(float);
-    if constexpr (SPLITS > 1) Inbox::open(inbox);
+    if constexpr (kCluster) Inbox::open(inbox);
     float acc[kRowsPerThread][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
@@ -803,7 +823,8 @@ struct SkinnyPipeIn {
     } else {
       sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
     }
-    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+    if constexpr (kCluster) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+    if constexpr (WS) finish_split(p, sm, s0, x0);
   }
 
   // A's element (row, kb) lies this many floats past a 16-byte boundary: the same for rows four
@@ -845,7 +866,7 @@ struct SkinnyPipeIn {
     k_range(p, kb, ke);
     const int slabs = ke > kb ? (ke - kb + 3 + ROWS - 1) / ROWS : 0;
     float* inbox = sm + kRingBytes / sizeof(float);
-    if constexpr (SPLITS > 1) Inbox::open(inbox);
+    if constexpr (kCluster) Inbox::open(inbox);
     float acc[kRowsPerThread][4];
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s) acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
@@ -879,7 +900,8 @@ struct SkinnyPipeIn {
     if constexpr (kDenseB)
       if (turn) unturn(acc, turn);
     sum_slots<H>(p, acc, sm, inbox, slot, q, h, s0, x0);
-    if constexpr (SPLITS > 1) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+    if constexpr (kCluster) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
+    if constexpr (WS) finish_split(p, sm, s0, x0);
   }
 
   // run_a_window's FMAs over slab st: group h's rows of A of each offset class c against B's
@@ -972,8 +994,9 @@ struct SkinnyPipeIn {
     }
   }
 
-  // The slots' sums of the block's tile, added in slot order, and written to C (or, SPLITS > 1,
-  // pushed to their owners' inboxes for the cluster's sum, Inbox). A thread's four sums of a row
+  // The slots' sums of the block's tile, added in slot order, and written to C (or, in a
+  // cluster, pushed to their owners' inboxes for the cluster's sum, Inbox; WS, written to this
+  // block's slice of the workspace). A thread's four sums of a row
   // are one float4 store, and a thread adds four columns at a time: the 64 KB of the 64-row
   // rings' sums went by 4-byte stores four lanes to a bank, 2048 shared-memory cycles a block
   // that held every SM of 8192x16x8192 at its end (docs/PERFORMANCE.md, "The rings' final
@@ -988,18 +1011,25 @@ struct SkinnyPipeIn {
       tile::store4(red + (my_s0 + ROW_STEP * s) * kRedRow + slot * kTileN + 4 * q,
                    make_float4(acc[s][0], acc[s][1], acc[s][2], acc[s][3]));
     __syncthreads();
-    if constexpr (SPLITS > 1) Inbox::ready();
+    if constexpr (kCluster) Inbox::ready();
     constexpr int kQuads = kTileN / 4;
     for (int e = int(threadIdx.x); e < S * kQuads; e += kSkinnyThreads) {
       const int s = e / kQuads, c = 4 * (e % kQuads), x = x0 + c;
-      if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
+      if (!kCluster && (s0 + s >= p.m || x >= p.n)) continue;
       float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       for (int g = 0; g < kSlots; ++g) {
         const float4 v = tile::load4(red + s * kRedRow + g * kTileN + c);
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
       }
-      if constexpr (SPLITS > 1) {
+      if constexpr (kCluster) {
         Inbox::push(inbox, s * kTileN + c, sum);
+      } else if constexpr (WS) {
+        const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
+        float* out = p.workspace + std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n) +
+                     std::size_t(s0 + s) * std::size_t(p.n) + x;
+        OCCTUNE_SKINNY_UNROLL
+        for (int j = 0; j < 4; ++j)
+          if (x + j < p.n) out[j] = sums[j];
       } else {
         const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
         float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
@@ -1030,7 +1060,7 @@ struct SkinnyPipeIn {
     float* part = red + S * kRedRow;  // a cluster's block sums: part[s][column]
     for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
       const int s = e / kTileN, c = e % kTileN, x = x0 + c;
-      if (SPLITS == 1 && (s0 + s >= p.m || x >= p.n)) continue;
+      if (!kCluster && (s0 + s >= p.m || x >= p.n)) continue;
       float sum = 0.0f;
       for (int g = 0; g < kSlots; ++g) sum += red[s * kRedRow + g * kTileN + c];
       // WINDOW: B's last row, which the ring did not copy (Copies::k_b), from the block that
@@ -1038,12 +1068,39 @@ struct SkinnyPipeIn {
       if (ke == p.k && ke > kb && s0 + s < p.m && x < p.n)
         sum = fmaf(p.a[std::size_t(s0 + s) * std::size_t(p.lda) + (p.k - 1)],
                    p.b[std::size_t(p.k - 1) * std::size_t(p.ldb) + x], sum);
-      if constexpr (SPLITS > 1) {
+      if constexpr (kCluster) {
         part[e] = sum;
       } else {
         float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
         *out = scale_output(sum, out, p.alpha, p.beta);
       }
+    }
+  }
+
+  // WS: every block has written its sums of the tile to its slice; the one that takes the tile's
+  // last ticket adds the SPLITS slices in split order (whichever block finished last) and writes
+  // C, as the register kernels' split does (kernels/skinny.cuh). The flag goes where the sums
+  // were read from (red), which every thread is done with after the barrier.
+  __device__ static void finish_split(const GemmArgs& p, float* red, int s0, int x0) {
+    skinny_fence();
+    __syncthreads();
+    unsigned* last = reinterpret_cast<unsigned*>(red);
+    if (threadIdx.x == 0) {
+      const std::size_t tile = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
+      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
+    }
+    __syncthreads();
+    if (*last == 0) return;
+    skinny_fence();
+    const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
+    for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
+      const int s = s0 + e / kTileN, x = x0 + e % kTileN;
+      if (s >= p.m || x >= p.n) continue;
+      const std::size_t i = std::size_t(s) * std::size_t(p.n) + std::size_t(x);
+      float sum = 0.0f;
+      for (int z = 0; z < SPLITS; ++z) sum += skinny_load_slice(p.workspace + z * mn + i);
+      float* out = p.c + std::size_t(s) * std::size_t(p.ldc) + x;
+      *out = scale_output(sum, out, p.alpha, p.beta);
     }
   }
 
@@ -1089,6 +1146,11 @@ template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeSmallNCluster
     : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, S >= 32 ? S / 16 : 1> {
 };
+// The 16-row ring for N <= 16 with K split over SPLITS blocks through a workspace (WS above):
+// no cluster, so more splits than eight, and no cluster residency to fit.
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeSmallNSplit
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, 1, 0, false, true> {};
 
 // The registered rings for N <= 16 in row groups (kernels/skinny.cu, after the row-dot
 // kernel's): 32 rows of C a block at 16 columns (slabs of 128 rows, 3 or 4 stages) and 8 (256
@@ -1146,5 +1208,20 @@ struct SkinnyPipeSmallNCluster
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 5>)     \
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 8>)     \
   X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 8>)
+
+// The registered rings for N <= 16 with K split through a workspace (kernels/skinny.cu, after
+// the cluster rings; any GPU with cp.async, and the host emulator): the 16-row ring over 8, 12,
+// 16, 24, 32, 48 and 64 blocks (each about 1.5 times the one before), so that a few tiles over a
+// long K make close to a wave of blocks with some split: at two blocks an SM (264 slots on an
+// H100) 4 tiles over 64, 5 over 48, 8 over 32, 11 over 24, 16 over 16, 22 over 12, 33 over 8
+// (docs/PERFORMANCE.md, "Splits past a cluster").
+#define OCCTUNE_SKINNY_SMALL_N_SPLIT_VARIANTS(X) \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 8>)    \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 12>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 16>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 24>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 32>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 48>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 64>)
 
 }  // namespace occtune::kernels
