@@ -185,6 +185,24 @@ TEST(KernelFamily, SplitKWithoutWorkspaceIsRefused) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// So is a launch of the skinny rings whose K is split through a workspace (wave 32's
+// SkinnyPipeSmallNSplit), at a shape where it splits K over blocks with slabs of their own.
+TEST(KernelFamily, SkinnyWorkspaceSplitWithoutWorkspaceIsRefused) {
+  OCCTUNE_REQUIRE_GPU();
+  int refused = 0;
+  for (auto* v : kernels::variants_of("skinny")) {
+    if (v->symbol.find("SkinnyPipeSmallNSplit") == std::string::npos) continue;
+    Problem p(40, 11, 50001, kLayouts[0]);
+    ASSERT_GT(v->workspace(40, 11, 50001), 0u) << v->symbol;
+    kernels::GemmArgs g{p.a, p.b, p.c, p.m, p.n, p.k, p.lda, p.ldb, p.ldc};
+    EXPECT_EQ(kernels::launch_variant(*v, g, nullptr), cudaErrorInvalidValue) << v->symbol;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ++refused;
+  }
+  EXPECT_GT(refused, 0) << "no skinny variant splits K through a workspace";
+}
+
 // So is a repacked launch (issue #18) without the workspace its copies go to, even where
 // nothing would be copied (its workspace is part of the variant's contract, as split-K's).
 TEST(KernelFamily, RepackedWithoutWorkspaceIsRefused) {
