@@ -1081,19 +1081,11 @@ struct SkinnyPipeIn {
 
   // WS: every block has written its sums of the tile to its slice; the one that takes the tile's
   // last ticket adds the SPLITS slices in split order (whichever block finished last) and writes
-  // C, as the register kernels' split does (kernels/skinny.cuh). The flag goes where the sums
-  // were read from (red), which every thread is done with after the barrier.
+  // C, as the register kernels' split does (kernels/skinny.cuh, skinny_last_of_tile). The flag
+  // goes where the sums were read from (red), which every thread is done with after that
+  // function's first barrier.
   __device__ static void finish_split(const GemmArgs& p, float* red, int s0, int x0) {
-    skinny_fence();
-    __syncthreads();
-    unsigned* last = reinterpret_cast<unsigned*>(red);
-    if (threadIdx.x == 0) {
-      const std::size_t tile = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
-      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
-    }
-    __syncthreads();
-    if (*last == 0) return;
-    skinny_fence();
+    if (!skinny_last_of_tile(tickets(p), SPLITS, reinterpret_cast<unsigned*>(red))) return;
     const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
     for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
       const int s = s0 + e / kTileN, x = x0 + e % kTileN;
