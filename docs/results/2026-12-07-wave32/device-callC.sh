@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Device call C of wave 32: the build of carry/commit (call A's plus the 16-row ring for N <= 16
+# Device call C of wave 32, prepared and not run (the session's device time was spent on refused
+# starts): for the branch wave32-more-splits, whose two commits are not on main. The build of
+# carry/commit (call A's plus the 16-row ring for N <= 16
 # over 96 and 128 blocks, and the 64-column rings for M <= 16, aligned and windowed, with K
-# split over 6-16 blocks through a workspace) beside main's kernels (carry/base-lib.tar.xz, as
-# in calls A and B). In order of need: `ctest -L gpu`; compute-sanitizer over skinny where the
+# split over 6-16 blocks through a workspace; the split hand-over in one skinny_last_of_tile)
+# beside main's kernels (carry/base-lib.tar.xz: a build of main). In order of need: `ctest -L gpu`; compute-sanitizer over skinny where the
 # new splits run; wave 32's held-out M <= 16 set, base then new; wave 32's held-out few-tile set
 # (new); the suite; wave 26's M <= 16 HBM set (N odd), base then new; the suite again.
 set -u
