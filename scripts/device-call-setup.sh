@@ -11,7 +11,7 @@
 # sets R ($OUT, what comes back), W (/tmp/NAME, the call's scratch, archived by the script),
 # T ($R/results.txt, the log) and O (the occtune executable), and defines
 # `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh"), and
-# the helpers below (sanitize, sanitize_control, suite, suite_with, base_beside, ctest_gpu,
+# the helpers below (arch, sanitize, sanitize_control, suite, suite_with, base_beside, ctest_gpu,
 # lab_twice, ncu_profile).
 name=${1:?usage: . scripts/device-call-setup.sh NAME}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -24,6 +24,10 @@ O=$PWD/build-h100/autotuner/occtune
 # before in its suite folder): the scratch starts empty.
 rm -rf "$W" && mkdir -p "$W"
 step() { echo "$1 rc=$2 in $3 s" >> "$T"; }
+# `arch`: the call's scratch (W) archived into $R/NAME.tgz without the bench databases, called
+# between steps so that a call its limit cuts still brings back what ran (each call's script
+# defined it before wave 32's call C).
+arch() { tar -czf "$R/$name.tgz" --exclude='*.db' -C /tmp "$name"; }
 rm -rf build-h100 /tmp/pack && tar -xJf carry/build.tar.xz -C /tmp && mv /tmp/pack build-h100
 { date -u; echo "build: $(cat carry/commit)"; nvidia-smi -L
   nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$T" 2>&1

@@ -190,11 +190,11 @@ TEST(KernelFamily, SplitKWithoutWorkspaceIsRefused) {
 TEST(KernelFamily, SkinnyWorkspaceSplitWithoutWorkspaceIsRefused) {
   OCCTUNE_REQUIRE_GPU();
   int refused = 0;
+  Problem p(40, 11, 50001, kLayouts[0]);  // one problem for every variant: none is launched
+  const kernels::GemmArgs g{p.a, p.b, p.c, p.m, p.n, p.k, p.lda, p.ldb, p.ldc};
   for (auto* v : kernels::variants_of("skinny")) {
     if (v->symbol.find("SkinnyPipeSmallNSplit") == std::string::npos) continue;
-    Problem p(40, 11, 50001, kLayouts[0]);
     ASSERT_GT(v->workspace(40, 11, 50001), 0u) << v->symbol;
-    kernels::GemmArgs g{p.a, p.b, p.c, p.m, p.n, p.k, p.lda, p.ldb, p.ldc};
     EXPECT_EQ(kernels::launch_variant(*v, g, nullptr), cudaErrorInvalidValue) << v->symbol;
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);

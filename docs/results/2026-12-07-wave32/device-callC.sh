@@ -11,7 +11,6 @@ set -u
 . scripts/device-call-setup.sh callC
 trap 'grep -E "rc=|geometric|lowest|base lib|tests passed|tests failed|SUMMARY|candidates" "$T" \
   | cut -c1-200' EXIT
-arch() { tar -czf "$R/callC.tgz" --exclude='*.db' -C /tmp callC; }
 base_beside carry/base-lib.tar.xz
 ctest_gpu 240
 sanitize memcheck 90 13x1001x20001 16x1024x16384 32x15x200001
