@@ -153,7 +153,7 @@ BuiltinFamily skinny_builtin() {
 #define OCCTUNE_REGISTER(...) configs.push_back(skinny_config<__VA_ARGS__>(#__VA_ARGS__));
   OCCTUNE_SKINNY_ROW_GROUP_VARIANTS(OCCTUNE_REGISTER)
   OCCTUNE_SKINNY_SMALL_N_CLUSTER_VARIANTS(OCCTUNE_REGISTER)
-  OCCTUNE_SKINNY_SMALL_N_SPLIT_VARIANTS(OCCTUNE_REGISTER)
+  OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS(OCCTUNE_REGISTER)
 #undef OCCTUNE_REGISTER
   return gemm_family("skinny",
                      "small M or N (up to 16): warps own rows or columns of the output, float4 "
@@ -161,8 +161,8 @@ BuiltinFamily skinny_builtin() {
                      "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
                      "also a cp.async ring of shared-memory slabs over all of K, or over K "
                      "split between a thread block cluster's blocks on sm_90 (for N up to 16 "
-                     "also 32 or 64 rows of C a block in groups of warps, and K split over "
-                     "8-64 blocks through a workspace), and for N up to 4 "
+                     "also 32 or 64 rows of C a block in groups of warps), or over 6-128 blocks "
+                     "through a workspace, and for N up to 4 "
                      "rows of A read straight into registers, or through a cp.async ring of "
                      "their own, against B in L1 (row-dot)",
                      BlockRule::kFixed, std::move(configs));

@@ -77,6 +77,23 @@ __device__ __forceinline__ float skinny_load_slice(const float* p) {
   return *p;
 #endif
 }
+// Every block of a split calls this once its slice is written: whether it took the last of the
+// `splits` tickets of its tile (blockIdx.y * gridDim.x + blockIdx.x), so that it adds the
+// slices; `flag` is a word of shared memory the block may overwrite. The register kernels' split
+// (finish_split, below) and the rings' (kernels/skinny_pipe.cuh) hand over through it.
+__device__ __forceinline__ bool skinny_last_of_tile(unsigned* tickets, int splits,
+                                                    unsigned* flag) {
+  skinny_fence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const std::size_t tile = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
+    *flag = skinny_take_ticket(tickets + tile) == unsigned(splits - 1) ? 1u : 0u;
+  }
+  __syncthreads();
+  if (*flag == 0) return false;
+  skinny_fence();
+  return true;
+}
 
 // Lane `src`'s value of v, across the whole warp (every lane takes part). The host emulator
 // (tests/support/kernel_emulator.hpp) runs it as a block-wide exchange, so a kernel shuffles
@@ -332,16 +349,8 @@ struct SkinnyIn {
   // workspace is poisoned between candidates, so the launch zeroes the tickets every time.
   __device__ static void finish_split(const GemmArgs& p, unsigned char* smem, int small,
                                       int large, int s0, int x0) {
-    skinny_fence();
-    __syncthreads();
-    unsigned* last = reinterpret_cast<unsigned*>(smem + kSmemBytes - 16);
-    if (threadIdx.x == 0) {
-      const std::size_t tile = (std::size_t(blockIdx.y) * gridDim.x + blockIdx.x);
-      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
-    }
-    __syncthreads();
-    if (*last == 0) return;
-    skinny_fence();
+    unsigned* flag = reinterpret_cast<unsigned*>(smem + kSmemBytes - 16);
+    if (!skinny_last_of_tile(tickets(p), SPLITS, flag)) return;
     const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
     for (int e = int(threadIdx.x); e < S * kLargeTile; e += kSkinnyThreads) {
       const int s = s0 + e / kLargeTile, x = x0 + e % kLargeTile;

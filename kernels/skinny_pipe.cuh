@@ -60,9 +60,9 @@ namespace occtune::kernels {
 // values: their sums are never written. The dense path is a kernel of its own (DENSE, the
 // variant's `Dense`), which kernels/skinny.cu launches where dense_b_applies: built into every
 // ring for N <= 16, its branch cost the aligned N = 16 rings 4-6% (wave 18, call J).
-// WS (SMALL_N): K split over SPLITS blocks (grid z) that are not a cluster: each block writes its
-// sums of the tile to its slice of a workspace and the tile's last block adds the slices in split
-// order (finish_split, below). Splits past a cluster's eight, and blocks the GPU need not hold at
+// WS: K split over SPLITS blocks (grid z) that are not a cluster: each block writes its sums of
+// the tile to its slice of a workspace and the tile's last block adds the slices in split order
+// (finish_split, below). Splits past a cluster's eight, and blocks the GPU need not hold at
 // once, for few tiles over a long K: the clusters of eight fill one wave only from about 33 tiles
 // (the H100 holds 30 clusters of 8 and 62 of 4 at two blocks an SM, wave 30's call B).
 template <Layout L, int S, int COLS, int ROWS, int STAGES, bool WINDOW = false, int SPLITS = 1,
@@ -76,10 +76,9 @@ struct SkinnyPipeIn {
   static_assert(COLS == 4 || COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 4, 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
-  static_assert(SPLITS >= 1 && SPLITS <= (WS ? 64 : 8),
-                "skinny pipe: 1-8 splits (a portable cluster), or up to 64 through a workspace");
-  static_assert(!WS || (SMALL_N && !WINDOW && SPLITS > 1),
-                "skinny pipe: a workspace split for the rings for N <= 16 only");
+  static_assert(SPLITS >= 1 && SPLITS <= (WS ? 128 : 8),
+                "skinny pipe: 1-8 splits (a portable cluster), or up to 128 through a workspace");
+  static_assert(!WS || SPLITS > 1, "skinny pipe: a workspace split has two splits or more");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
   static constexpr int kRowsPerThread = S / H;  // rows of C a thread's sums cover
@@ -1070,6 +1069,9 @@ struct SkinnyPipeIn {
                    p.b[std::size_t(p.k - 1) * std::size_t(p.ldb) + x], sum);
       if constexpr (kCluster) {
         part[e] = sum;
+      } else if constexpr (WS) {
+        p.workspace[std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n) +
+                    std::size_t(s0 + s) * std::size_t(p.n) + x] = sum;
       } else {
         float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
         *out = scale_output(sum, out, p.alpha, p.beta);
@@ -1079,19 +1081,11 @@ struct SkinnyPipeIn {
 
   // WS: every block has written its sums of the tile to its slice; the one that takes the tile's
   // last ticket adds the SPLITS slices in split order (whichever block finished last) and writes
-  // C, as the register kernels' split does (kernels/skinny.cuh). The flag goes where the sums
-  // were read from (red), which every thread is done with after the barrier.
+  // C, as the register kernels' split does (kernels/skinny.cuh, skinny_last_of_tile). The flag
+  // goes where the sums were read from (red), which every thread is done with after that
+  // function's first barrier.
   __device__ static void finish_split(const GemmArgs& p, float* red, int s0, int x0) {
-    skinny_fence();
-    __syncthreads();
-    unsigned* last = reinterpret_cast<unsigned*>(red);
-    if (threadIdx.x == 0) {
-      const std::size_t tile = std::size_t(blockIdx.y) * gridDim.x + blockIdx.x;
-      *last = skinny_take_ticket(tickets(p) + tile) == unsigned(SPLITS - 1) ? 1u : 0u;
-    }
-    __syncthreads();
-    if (*last == 0) return;
-    skinny_fence();
+    if (!skinny_last_of_tile(tickets(p), SPLITS, reinterpret_cast<unsigned*>(red))) return;
     const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
     for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
       const int s = s0 + e / kTileN, x = x0 + e % kTileN;
@@ -1146,8 +1140,15 @@ template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeSmallNCluster
     : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, S >= 32 ? S / 16 : 1> {
 };
-// The 16-row ring for N <= 16 with K split over SPLITS blocks through a workspace (WS above):
-// no cluster, so more splits than eight, and no cluster residency to fit.
+// The rings with K split over SPLITS blocks through a workspace (WS above): no cluster, so more
+// splits than eight, and no cluster residency to fit. For M <= 16 (either ring), and the 16-row
+// ring for N <= 16.
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeSplit
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, false, 1, 0, false, true> {};
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeWindowSplit
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, true, SPLITS, false, 1, 0, false, true> {};
 template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeSmallNSplit
     : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, 1, 0, false, true> {};
@@ -1209,19 +1210,32 @@ struct SkinnyPipeSmallNSplit
   X(SkinnyPipeSmallNCluster<64, 16, 64, 4, 8>)     \
   X(SkinnyPipeSmallNCluster<64, 8, 128, 3, 8>)
 
-// The registered rings for N <= 16 with K split through a workspace (kernels/skinny.cu, after
-// the cluster rings; any GPU with cp.async, and the host emulator): the 16-row ring over 8, 12,
-// 16, 24, 32, 48 and 64 blocks (each about 1.5 times the one before), so that a few tiles over a
-// long K make close to a wave of blocks with some split: at two blocks an SM (264 slots on an
-// H100) 4 tiles over 64, 5 over 48, 8 over 32, 11 over 24, 16 over 16, 22 over 12, 33 over 8
-// (docs/PERFORMANCE.md, "Splits past a cluster").
-#define OCCTUNE_SKINNY_SMALL_N_SPLIT_VARIANTS(X) \
+// The registered rings with K split through a workspace (kernels/skinny.cu, after the cluster
+// rings; any GPU with cp.async, and the host emulator). For M <= 16, the 64-column rings (B's
+// rows aligned or through windows) over 6, 8, 12 and 16 blocks: a few column tiles over a long
+// K, past the clusters of 2-4 (16x4317x51043: 72 tiles, wave 32's call B, went to the register
+// kernel over 32 at 0.99x cuBLAS). For N <= 16, the 16-row ring over 8, 12,
+// 16, 24, 32, 48, 64, 96 and 128 blocks (each about 1.5 times the one before), so that a few
+// tiles over a long K make close to a wave of blocks with some split: at two blocks an SM (264
+// slots on an H100) 2 tiles over 128, 4 over 64, 5 over 48, 8 over 32, 11 over 24, 16 over 16,
+// 22 over 12, 33 over 8 (docs/PERFORMANCE.md, "Splits past a cluster").
+#define OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS(X) \
+  X(SkinnyPipeSplit<16, 64, 64, 4, 6>)             \
+  X(SkinnyPipeSplit<16, 64, 64, 4, 8>)             \
+  X(SkinnyPipeSplit<16, 64, 64, 4, 12>)            \
+  X(SkinnyPipeSplit<16, 64, 64, 4, 16>)            \
+  X(SkinnyPipeWindowSplit<16, 64, 64, 4, 6>)       \
+  X(SkinnyPipeWindowSplit<16, 64, 64, 4, 8>)       \
+  X(SkinnyPipeWindowSplit<16, 64, 64, 4, 12>)      \
+  X(SkinnyPipeWindowSplit<16, 64, 64, 4, 16>)      \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 8>)    \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 12>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 16>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 24>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 32>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 48>)   \
-  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 64>)
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 64>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 96>)   \
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 128>)
 
 }  // namespace occtune::kernels

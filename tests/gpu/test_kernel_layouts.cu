@@ -255,10 +255,12 @@ TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
 // rows misaligned, and K too short for every block of a cluster (empty splits). 1000x15x4097
 // (wave 25, added after its last device call): A's rows through windows in the 64-row rings at
 // 16 columns, split over clusters of 1-8, with B's rows misaligned and a partial row block.
-// 40x11x50001, 33x12x40004 and 16x16x65536 (wave 32): the 16-row ring with K split over 8-64
+// 40x11x50001, 33x12x40004 and 16x16x65536 (wave 32): the 16-row ring with K split over 8-128
 // blocks through a workspace (a few tiles over a long K): A's rows through windows (K odd),
 // B dense with N a multiple of 4 and A aligned, one whole tile; at 8 splits every slice holds
-// slabs, at 64 some are empty; bit for bit again on a second launch.
+// slabs, at 64 some are empty; bit for bit again on a second launch. 13x1001x20001 and
+// 16x1024x16384: the rings for M <= 16 split the same way over 6-16 blocks (B's rows through
+// windows, N odd; and aligned), a few column tiles over a long K.
 TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
   OCCTUNE_REQUIRE_GPU();
   const Dims shapes[] = {{1, 1, 1},       {1, 4096, 4096}, {1, 1027, 3001}, {8, 8192, 1024},
@@ -267,7 +269,8 @@ TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
                          {1000, 8, 1540}, {4097, 2, 4100}, {2000, 4, 8192}, {1000, 3, 4097},
                          {333, 8, 2052},  {1001, 3, 2052}, {1000, 16, 1028}, {3000, 12, 2052},
                          {777, 8, 2052},  {500, 8, 20001}, {300, 13, 6148},  {1000, 16, 300},
-                         {1000, 15, 4097}, {40, 11, 50001}, {33, 12, 40004}, {16, 16, 65536}};
+                         {1000, 15, 4097}, {40, 11, 50001}, {33, 12, 40004}, {16, 16, 65536},
+                         {13, 1001, 20001}, {16, 1024, 16384}};
   for (Layout l : kAllLayouts) {
     for (auto d : shapes) {
       LayoutProblem p(d, l, 0, 1.0f, 0.0f);

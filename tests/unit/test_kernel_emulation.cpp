@@ -646,7 +646,7 @@ const std::vector<Case>& cases() {
   out.push_back({without_spaces(#__VA_ARGS__), &check_variant<SkinnyCase<__VA_ARGS__>>});
     OCCTUNE_SKINNY_ROWDOT_RING_VARIANTS(OCCTUNE_CASE)
     OCCTUNE_SKINNY_ROW_GROUP_VARIANTS(OCCTUNE_CASE)
-    OCCTUNE_SKINNY_SMALL_N_SPLIT_VARIANTS(OCCTUNE_CASE)
+    OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS(OCCTUNE_CASE)
 #undef OCCTUNE_CASE
 #define OCCTUNE_CASE(...) \
   out.push_back({without_spaces(#__VA_ARGS__), &check_streamk<__VA_ARGS__>});
