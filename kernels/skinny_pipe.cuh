@@ -87,6 +87,9 @@ struct SkinnyPipeIn {
   // The registration's parameters (kernels/skinny.cu), named as the register kernels' are.
   static constexpr int kS = S, kSide = SMALL_N ? 1 : 0, kSplits = SPLITS, kLanes = COLS / 4;
   static constexpr bool kCluster = SPLITS > 1 && !WS, kRealign = false, kWorkspaceSplit = WS;
+  // Row tiles of even height (tile_rows, below): the workspace split for N <= 16, whose few row
+  // tiles over a long K otherwise wait on the tallest.
+  static constexpr bool kBalancedRows = WS && SMALL_N;
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   static constexpr int kRowGroups = H;
@@ -257,6 +260,10 @@ struct SkinnyPipeIn {
     return !WS ? 0
                : std::size_t(SPLITS) * std::size_t(m) * std::size_t(n) * sizeof(float) +
                      std::size_t(tiles(m, n)) * sizeof(unsigned);
+  }
+  // A split's slice of the workspace: M x N floats of the whole operands (not a tile's view).
+  __host__ __device__ static std::size_t slice_floats(const GemmArgs& p) {
+    return std::size_t(p.m) * std::size_t(p.n);
   }
   __host__ __device__ static unsigned* tickets(const GemmArgs& p) {
     return !WS ? nullptr
@@ -760,6 +767,25 @@ struct SkinnyPipeIn {
     ke = SPLITS == 1 ? p.k : (kb + chunk < p.k ? kb + chunk : p.k);
   }
 
+  // The block's first row of C (s0) and the operands as its tile sees them: M ends at the
+  // tile's last row, so every row test below (copies, sums) stops there. kBalancedRows: the
+  // ceil(M / S) row tiles share M's rows evenly, ceil(M / tiles) each (at most S), so that no
+  // tile's blocks read many more rows of A than another's: 18 rows go as 9 and 9, not 16 and 2,
+  // whose blocks (K split over SPLITS each) took 8 times as long as the short tile's
+  // (docs/PERFORMANCE.md, skinny, "Row tiles of even height"). The workspace's layout keeps the
+  // full M (sum_slots, finish_split).
+  __device__ __forceinline__ static GemmArgs tile_rows(const GemmArgs& p, int& s0) {
+    GemmArgs q = p;
+    if constexpr (kBalancedRows) {
+      const int tiles = (p.m + S - 1) / S, rows = (p.m + tiles - 1) / tiles;
+      s0 = int(blockIdx.y) * rows;
+      q.m = s0 + rows < p.m ? s0 + rows : p.m;
+    } else {
+      s0 = int(blockIdx.y) * S;
+    }
+    return q;
+  }
+
   // The kernel: the A-window kernel's ring (correct for any A: offset 0 where A is aligned), or
   // the others' (only the one a kernel runs is instantiated).
   __device__ static void run(const GemmArgs& p, unsigned char* smem) {
@@ -769,10 +795,12 @@ struct SkinnyPipeIn {
       run_ring(p, smem);
   }
 
-  __device__ __forceinline__ static void run_ring(const GemmArgs& p, unsigned char* smem) {
+  __device__ __forceinline__ static void run_ring(const GemmArgs& full, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-    const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
+    int s0;
+    const GemmArgs p = tile_rows(full, s0);
+    const int x0 = int(blockIdx.x) * kTileN;
     int kb, ke;
     k_range(p, kb, ke);
     const int slabs = ke > kb ? (ke - kb + ROWS - 1) / ROWS : 0;
@@ -818,12 +846,12 @@ struct SkinnyPipeIn {
     if constexpr (kDenseB)
       if (turn) unturn(acc, turn);
     if constexpr (!WINDOW) {
-      sum_slots(p, acc, sm, inbox, slot, q, my_s0, s0, x0);
+      sum_slots(p, acc, sm, inbox, slot, q, my_s0, s0, x0, slice_floats(full));
     } else {
-      sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke);
+      sum_slots_window(p, acc, sm, slot, q, my_s0, s0, x0, kb, ke, slice_floats(full));
     }
     if constexpr (kCluster) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
-    if constexpr (WS) finish_split(p, sm, s0, x0);
+    if constexpr (WS) finish_split(full, sm, s0, x0, p.m);
   }
 
   // A's element (row, kb) lies this many floats past a 16-byte boundary: the same for rows four
@@ -857,10 +885,12 @@ struct SkinnyPipeIn {
   // dense-B kernel took 72.5 us, the variant 85.4 (wave 26, call A); DenseWindowVec (N a
   // multiple of 4) as float4s. A kernel of its own: with both paths the window kernels spilled
   // 4-24 bytes.
-  __device__ static void run_a_window(const GemmArgs& p, unsigned char* smem) {
+  __device__ static void run_a_window(const GemmArgs& full, unsigned char* smem) {
     float* sm = reinterpret_cast<float*>(smem);
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-    const int x0 = int(blockIdx.x) * kTileN, s0 = int(blockIdx.y) * S;
+    int s0;
+    const GemmArgs p = tile_rows(full, s0);
+    const int x0 = int(blockIdx.x) * kTileN;
     int kb, ke;
     k_range(p, kb, ke);
     const int slabs = ke > kb ? (ke - kb + 3 + ROWS - 1) / ROWS : 0;
@@ -898,9 +928,9 @@ struct SkinnyPipeIn {
     __syncthreads();
     if constexpr (kDenseB)
       if (turn) unturn(acc, turn);
-    sum_slots<H>(p, acc, sm, inbox, slot, q, h, s0, x0);
+    sum_slots<H>(p, acc, sm, inbox, slot, q, h, s0, x0, slice_floats(full));
     if constexpr (kCluster) finish_cluster(p, sm + S * kRedRow, inbox, s0, x0);
-    if constexpr (WS) finish_split(p, sm, s0, x0);
+    if constexpr (WS) finish_split(full, sm, s0, x0, p.m);
   }
 
   // run_a_window's FMAs over slab st: group h's rows of A of each offset class c against B's
@@ -1004,7 +1034,8 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static void sum_slots(const GemmArgs& p,
                                                    const float (&acc)[kRowsPerThread][4],
                                                    float* red, float* inbox, int slot, int q,
-                                                   int my_s0, int s0, int x0) {
+                                                   int my_s0, int s0, int x0,
+                                                   std::size_t slice) {
     OCCTUNE_SKINNY_UNROLL
     for (int s = 0; s < kRowsPerThread; ++s)
       tile::store4(red + (my_s0 + ROW_STEP * s) * kRedRow + slot * kTileN + 4 * q,
@@ -1024,7 +1055,7 @@ struct SkinnyPipeIn {
         Inbox::push(inbox, s * kTileN + c, sum);
       } else if constexpr (WS) {
         const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
-        float* out = p.workspace + std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n) +
+        float* out = p.workspace + std::size_t(blockIdx.z) * slice +
                      std::size_t(s0 + s) * std::size_t(p.n) + x;
         OCCTUNE_SKINNY_UNROLL
         for (int j = 0; j < 4; ++j)
@@ -1043,7 +1074,8 @@ struct SkinnyPipeIn {
   __device__ __forceinline__ static void sum_slots_window(const GemmArgs& p,
                                                           const float (&acc)[kRowsPerThread][4],
                                                           float* red, int slot, int q, int my_s0,
-                                                          int s0, int x0, int kb, int ke) {
+                                                          int s0, int x0, int kb, int ke,
+                                                          std::size_t slice) {
     // WINDOW: this thread's rows are its slot plus multiples of 4, so they share one offset o,
     // and its sums are of the tile's columns 4q - o ... 4q + 3 - o; each slot covers every
     // column of the tile once (COLS floats from -o).
@@ -1070,8 +1102,8 @@ struct SkinnyPipeIn {
       if constexpr (kCluster) {
         part[e] = sum;
       } else if constexpr (WS) {
-        p.workspace[std::size_t(blockIdx.z) * std::size_t(p.m) * std::size_t(p.n) +
-                    std::size_t(s0 + s) * std::size_t(p.n) + x] = sum;
+        p.workspace[std::size_t(blockIdx.z) * slice + std::size_t(s0 + s) * std::size_t(p.n) + x] =
+            sum;
       } else {
         float* out = p.c + std::size_t(s0 + s) * std::size_t(p.ldc) + x;
         *out = scale_output(sum, out, p.alpha, p.beta);
@@ -1081,15 +1113,16 @@ struct SkinnyPipeIn {
 
   // WS: every block has written its sums of the tile to its slice; the one that takes the tile's
   // last ticket adds the SPLITS slices in split order (whichever block finished last) and writes
-  // C, as the register kernels' split does (kernels/skinny.cuh, skinny_last_of_tile). The flag
-  // goes where the sums were read from (red), which every thread is done with after that
-  // function's first barrier.
-  __device__ static void finish_split(const GemmArgs& p, float* red, int s0, int x0) {
+  // C's rows of the tile, up to m_end (tile_rows), as the register kernels' split does
+  // (kernels/skinny.cuh, skinny_last_of_tile). p is the whole operands' (the workspace's
+  // layout). The flag goes where the sums were read from (red), which every thread is done with
+  // after that function's first barrier.
+  __device__ static void finish_split(const GemmArgs& p, float* red, int s0, int x0, int m_end) {
     if (!skinny_last_of_tile(tickets(p), SPLITS, reinterpret_cast<unsigned*>(red))) return;
-    const std::size_t mn = std::size_t(p.m) * std::size_t(p.n);
+    const std::size_t mn = slice_floats(p);
     for (int e = int(threadIdx.x); e < S * kTileN; e += kSkinnyThreads) {
       const int s = s0 + e / kTileN, x = x0 + e % kTileN;
-      if (s >= p.m || x >= p.n) continue;
+      if (s >= m_end || x >= p.n) continue;
       const std::size_t i = std::size_t(s) * std::size_t(p.n) + std::size_t(x);
       float sum = 0.0f;
       for (int z = 0; z < SPLITS; ++z) sum += skinny_load_slice(p.workspace + z * mn + i);
