@@ -161,7 +161,7 @@ BuiltinFamily skinny_builtin() {
                      "deterministic reduction; for M up to 16 (or N up to 16 with A large) "
                      "also a cp.async ring of shared-memory slabs over all of K, or over K "
                      "split between a thread block cluster's blocks on sm_90 (for N up to 16 "
-                     "also 32 or 64 rows of C a block in groups of warps), or over 6-128 blocks "
+                     "also 32 or 64 rows of C a block in groups of warps), or over 6-256 blocks "
                      "through a workspace, and for N up to 4 "
                      "rows of A read straight into registers, or through a cp.async ring of "
                      "their own, against B in L1 (row-dot)",

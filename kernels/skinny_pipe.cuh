@@ -76,8 +76,8 @@ struct SkinnyPipeIn {
   static_assert(COLS == 4 || COLS == 8 || COLS == 16 || COLS == 32 || COLS == 64 || COLS == 128,
                 "skinny pipe: 4, 8, 16, 32, 64 or 128 columns");
   static_assert(STAGES >= 2, "skinny pipe: at least two stages");
-  static_assert(SPLITS >= 1 && SPLITS <= (WS ? 128 : 8),
-                "skinny pipe: 1-8 splits (a portable cluster), or up to 128 through a workspace");
+  static_assert(SPLITS >= 1 && SPLITS <= (WS ? 256 : 8),
+                "skinny pipe: 1-8 splits (a portable cluster), or up to 256 through a workspace");
   static_assert(!WS || SPLITS > 1, "skinny pipe: a workspace split has two splits or more");
   static constexpr Layout kLayout = L;
   static constexpr int kMaxThreads = kSkinnyThreads;
@@ -1185,6 +1185,12 @@ struct SkinnyPipeWindowSplit
 template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
 struct SkinnyPipeSmallNSplit
     : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, 1, 0, false, true> {};
+// The same at 32 rows of C a block in two groups of warps: M of 17-32 in one row tile, which
+// reads B once where two 16-row tiles read it twice.
+template <int S, int COLS, int ROWS, int STAGES, int SPLITS>
+struct SkinnyPipeSmallNRowGroupsSplit
+    : SkinnyPipeIn<Layout::kNN, S, COLS, ROWS, STAGES, false, SPLITS, true, S / 16, 0, false,
+                   true> {};
 
 // The registered rings for N <= 16 in row groups (kernels/skinny.cu, after the row-dot
 // kernel's): 32 rows of C a block at 16 columns (slabs of 128 rows, 3 or 4 stages) and 8 (256
@@ -1251,7 +1257,9 @@ struct SkinnyPipeSmallNSplit
 // 16, 24, 32, 48, 64, 96 and 128 blocks (each about 1.5 times the one before), so that a few
 // tiles over a long K make close to a wave of blocks with some split: at two blocks an SM (264
 // slots on an H100) 2 tiles over 128, 4 over 64, 5 over 48, 8 over 32, 11 over 24, 16 over 16,
-// 22 over 12, 33 over 8 (docs/PERFORMANCE.md, "Splits past a cluster").
+// 22 over 12, 33 over 8 (docs/PERFORMANCE.md, "Splits past a cluster"). The 32-row ring for N <=
+// 16 over 64-256 (wave 33): M of 17-32 in one row tile (B read once) that fills the 264 slots
+// at 192 or 256 splits, and 33-64 rows in two tiles of even height.
 #define OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS(X) \
   X(SkinnyPipeSplit<16, 64, 64, 4, 6>)             \
   X(SkinnyPipeSplit<16, 64, 64, 4, 8>)             \
@@ -1269,6 +1277,10 @@ struct SkinnyPipeSmallNSplit
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 48>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 64>)   \
   X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 96>)   \
-  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 128>)
+  X(SkinnyPipeSmallNSplit<16, 16, 256, 3, 128>)  \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 64>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 128>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 192>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 256>)
 
 }  // namespace occtune::kernels
