@@ -771,9 +771,9 @@ struct SkinnyPipeIn {
   // tile's last row, so every row test below (copies, sums) stops there. kBalancedRows: the
   // ceil(M / S) row tiles share M's rows evenly, ceil(M / tiles) each (at most S), so that no
   // tile's blocks read many more rows of A than another's: 18 rows go as 9 and 9, not 16 and 2,
-  // whose blocks (K split over SPLITS each) took 8 times as long as the short tile's
-  // (docs/PERFORMANCE.md, skinny, "Row tiles of even height"). The workspace's layout keeps the
-  // full M (sum_slots, finish_split).
+  // where each block of the tall tile (K split over SPLITS each) read 8 times the bytes of the
+  // short tile's (docs/PERFORMANCE.md, skinny, "Row tiles of even height"). The workspace's
+  // layout keeps the full M (sum_slots, finish_split).
   __device__ __forceinline__ static GemmArgs tile_rows(const GemmArgs& p, int& s0) {
     GemmArgs q = p;
     if constexpr (kBalancedRows) {
