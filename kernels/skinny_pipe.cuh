@@ -267,9 +267,7 @@ struct SkinnyPipeIn {
   }
   __host__ __device__ static unsigned* tickets(const GemmArgs& p) {
     return !WS ? nullptr
-               : reinterpret_cast<unsigned*>(p.workspace + std::size_t(SPLITS) *
-                                                               std::size_t(p.m) *
-                                                               std::size_t(p.n));
+               : reinterpret_cast<unsigned*>(p.workspace + std::size_t(SPLITS) * slice_floats(p));
   }
 
   // Copies per thread and slab, and the rows between a thread's copies: a block's 256 threads
