@@ -10,7 +10,7 @@
 # OUTDIR defaults to $OUT/bench-suite (the device machine's result folder), else
 # build/bench-suite; each run writes OUTDIR/<UTC time>/ with command.txt, env.txt (commit, GPU,
 # clocks before and after), bench.json (everything the bench measured), summary.txt (a table of
-# it: interleaved ratio and interval, race ratio, TFLOP/s, operand TB/s, clock ranges,
+# it: interleaved ratio and interval, race ratio, TFLOP/s, operand and A+B TB/s, clock ranges,
 # re-verification, each family's race ratio; geometric means; the self-check), stderr.txt
 # (progress) and clocks.csv (nvidia-smi during the run). The bench is stopped with SIGINT after
 # BENCH_TIMEOUT seconds (default 540, under a 10-minute device call), which makes it write what
@@ -73,13 +73,14 @@ rows = doc["shapes"]
 def r(x, digits=3): return "-" if x is None else f"{x:.{digits}f}"
 def mhz(c): return "-" if not c else (f"{c[0]}" if c[0] == c[1] else f"{c[0]}-{c[1]}")
 print(f"{'shape':<18} {'category':<10} {'tuned/cuBLAS':>12} {'95% interval':>13} {'race':>6} "
-      f"{'TFLOP/s':>8} {'cuBLAS':>7} {'TB/s':>5} {'best':<10} {'MHz cuBLAS':>11} {'MHz best':>10}  {'re-verified':<11} race ratio per family")
+      f"{'TFLOP/s':>8} {'cuBLAS':>7} {'TB/s':>5} {'A+B':>5} {'best':<10} {'MHz cuBLAS':>11} {'MHz best':>10}  {'re-verified':<11} race ratio per family")
 for s in rows:
     i = s["interleaved"]
     ci = i["ratio_ci"]
     print(f"{s['shape']:<18} {s['category'] or '-':<10} {r(s['ratio_to_cublas']):>12} "
           f"{(f'{ci[0]:.3f}-{ci[1]:.3f}' if ci else '-'):>13} {r(s['race_ratio_to_cublas']):>6} "
           f"{r(s['tflops'], 1):>8} {r(s['cublas_tflops'], 1):>7} {r(s['operand_tbps'], 2):>5} "
+          f"{r(s.get('read_tbps'), 2):>5} "
           f"{s['best_kernel'] or '-':<10} {mhz(i['cublas_clock_mhz']):>11} {mhz(i['best_clock_mhz']):>10}  "
           f"{(s['reverified'] or {}).get('outcome', '-'):<11} "
           + " ".join(f"{k} {r(f['ratio_to_cublas']) if f else '-'}" for k, f in s["families"].items()))

@@ -119,7 +119,8 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
   std::vector<std::string> header{"shape"};
   if (categories) header.push_back("category");
   for (auto* c : {"cuBLAS ms", "TFLOP/s", "best family", "config", "threads", "occupancy", "ms",
-                  "TFLOP/s", "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s", "race ratio"})
+                  "TFLOP/s", "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s", "A+B TB/s",
+                  "race ratio"})
     header.push_back(c);
   for (auto& k : h.kernels) header.push_back(k);
   std::vector<bool> right(header.size(), true);
@@ -133,6 +134,7 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
     const double bytes = row.large_operand_bytes();
+    const double read = row.read_bytes();
     std::vector<std::string> cells{r.shape.str()};
     if (categories) cells.push_back(row.category.empty() ? "-" : row.category);
     auto add = [&](std::string s) { cells.push_back(std::move(s)); };
@@ -151,6 +153,9 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
     add(paired && bytes > 0 ? fmt::format("{:.2f} / {:.2f}", tbps(bytes, row.tuned_ms()),
                                           tbps(bytes, row.cublas_ms()))
                             : "-");
+    add(paired && read > 0 ? fmt::format("{:.2f} / {:.2f}", tbps(read, row.tuned_ms()),
+                                         tbps(read, row.cublas_ms()))
+                           : "-");
     add(m ? fmt::format("{:.3f}x", row.race_ratio()) : "-");
     for (auto& name : h.kernels) {
       const double x = family_ratio(row, name);
@@ -162,7 +167,7 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
   out << "\ntuned/cuBLAS: median of the per-pair ratios of the winner re-measured against cuBLAS "
          "(A/B/A/B, L2 flushed before each); race ratio and family columns: the race's medians.\n"
          "operand TB/s (tuned / cuBLAS): the larger operand's bytes over the interleaved median, "
-         "for M <= 16 or N <= 16.\n\n";
+         "for M <= 16 or N <= 16; A+B TB/s: the bytes of A and B together (each read once).\n\n";
 
   output::TextTable clocks({"shape", "cuBLAS before", "cuBLAS after", "winner (race)",
                             "cuBLAS (pairs)", "winner (pairs)", "re-verified"},
@@ -206,6 +211,7 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
     const double bytes = row.large_operand_bytes();
+    const double read = row.read_bytes();
     json families = json::object(), candidates = json::object();
     for (auto& k : r.kernels) {
       json f;
@@ -248,6 +254,8 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
          {"cublas_tflops", or_null(paired, tflops(r.shape, row.cublas_ms()))},
          {"operand_tbps", or_null(paired && bytes > 0, tbps(bytes, row.tuned_ms()))},
          {"cublas_operand_tbps", or_null(paired && bytes > 0, tbps(bytes, row.cublas_ms()))},
+         {"read_tbps", or_null(paired && read > 0, tbps(read, row.tuned_ms()))},
+         {"cublas_read_tbps", or_null(paired && read > 0, tbps(read, row.cublas_ms()))},
          {"clocks_mhz",
           {{"cublas_before", clock_json(r.cublas)},
            {"cublas_after", clock_json(r.cublas_after)},
@@ -286,6 +294,7 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
                                   "race_best_ms",
                                   "race_ratio_to_cublas",
                                   "operand_tbps",
+                                  "read_tbps",
                                   "cublas_clock_min_mhz",
                                   "cublas_clock_max_mhz",
                                   "best_clock_min_mhz",
@@ -301,6 +310,7 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
     const double bytes = row.large_operand_bytes();
+    const double read = row.read_bytes();
     std::vector<std::string> cells{std::to_string(output::kJsonSchemaVersion),
                                    r.shape.str(),
                                    row.category,
@@ -319,6 +329,7 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
                                    m ? g(m->timing.summary.median) : "",
                                    m ? g(row.race_ratio()) : "",
                                    opt(paired && bytes > 0, tbps(bytes, row.tuned_ms())),
+                                   opt(paired && read > 0, tbps(read, row.tuned_ms())),
                                    mhz(row.paired.reference.sm_clock_min_mhz),
                                    mhz(row.paired.reference.sm_clock_max_mhz),
                                    mhz(row.paired.candidate.sm_clock_min_mhz),

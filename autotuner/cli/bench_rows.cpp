@@ -28,6 +28,12 @@ double BenchRow::large_operand_bytes() const {
   return 4.0 * double(s.k) * double(std::max(s.m, s.n));
 }
 
+double BenchRow::read_bytes() const {
+  const Shape& s = result->shape;
+  if (s.m > 16 && s.n > 16) return 0;
+  return 4.0 * double(s.k) * (double(s.m) + double(s.n));
+}
+
 std::pair<double, int> geomean(const std::vector<double>& values) {
   double log_sum = 0;
   int n = 0;

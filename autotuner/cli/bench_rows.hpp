@@ -35,6 +35,10 @@ struct BenchRow {
   bool failed() const;
   // Bytes of the larger operand when M <= 16 or N <= 16 (a memory-bound shape), else 0.
   double large_operand_bytes() const;
+  // Bytes of A and B together, each read once, for the same shapes (else 0): what the kernel
+  // must read from HBM at least. Where M (or N) is not far below K, B (or A) is large too, and
+  // the larger operand's bytes alone understate the traffic (C is never read: beta is 0).
+  double read_bytes() const;
 };
 
 // Re-measures each shape's winner against cuBLAS, interleaved, on a freshly opened shape, then

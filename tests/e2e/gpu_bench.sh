@@ -36,7 +36,7 @@ for s in doc["shapes"]:
     for clocks in (i["cublas_clock_mhz"], i["best_clock_mhz"], s["clocks_mhz"]["cublas_before"],
                    s["clocks_mhz"]["best"]):
         assert clocks is None or 0 < clocks[0] <= clocks[1], clocks  # None without NVML
-    assert s["tflops"] > 0 and s["operand_tbps"] is None, s
+    assert s["tflops"] > 0 and s["operand_tbps"] is None and s["read_tbps"] is None, s
     assert set(s["families"]) == {"pipelined", "splitk"}, s
     # Every race candidate, not only the winners (as tune's JSON lists them): a family's
     # winner (none where every candidate was abandoned or pruned) is among them with its median.

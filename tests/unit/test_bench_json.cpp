@@ -75,5 +75,44 @@ TEST(BenchJson, ListsEveryRaceCandidateWithItsOutcomeAndMedian) {
   EXPECT_EQ(shape.at("best_kernel"), "splitk");
 }
 
+// Issue #18's HBM target for M <= 16 or N <= 16: bench prints the larger operand's bytes over
+// the interleaved median and, since a few rows of C over a long K read a B nearly as large as A,
+// the bytes of A and B together; both are absent for a shape that is neither.
+TEST(BenchJson, ReadBandwidthCountsBothOperandsOfASkinnyShape) {
+  const auto splitk = kernels::variants_of("splitk");
+  ASSERT_GE(splitk.size(), 1u);
+  auto row_for = [&](ShapeResult& r) {
+    KernelResult sk;
+    sk.kernel = "splitk";
+    sk.measurements = {timed(splitk[0], 0.5)};
+    sk.winner = 0;
+    r.kernels = {sk};
+    cli::BenchRow row;
+    row.result = &r;
+    row.best = cli::best_of(r);
+    row.paired.ratio = 2.0;
+    row.paired.reference.summary.median = 1.0;  // ms
+    row.paired.candidate.summary.median = 0.5;
+    return row;
+  };
+  ShapeResult skinny = testing::shape_result({20, 10, 1000000}, 1.0);
+  const cli::BenchRow row = row_for(skinny);
+  EXPECT_DOUBLE_EQ(row.large_operand_bytes(), 4.0 * 20 * 1000000);
+  EXPECT_DOUBLE_EQ(row.read_bytes(), 4.0 * (20 + 10) * 1000000);
+  const cli::BenchHeader header;
+  const auto shape = cli::bench_json(header, {row}).at("shapes").at(0);
+  // 80 MB of A in 0.5 ms: 0.16 TB/s; with B's 40 MB, 0.24 TB/s (cuBLAS: 1 ms, half of each).
+  EXPECT_NEAR(shape.at("operand_tbps").get<double>(), 0.16, 1e-12);
+  EXPECT_NEAR(shape.at("read_tbps").get<double>(), 0.24, 1e-12);
+  EXPECT_NEAR(shape.at("cublas_read_tbps").get<double>(), 0.12, 1e-12);
+
+  ShapeResult square = testing::shape_result({1024, 1024, 1024}, 1.0);
+  const cli::BenchRow square_row = row_for(square);
+  EXPECT_EQ(square_row.read_bytes(), 0.0);
+  const auto square_shape = cli::bench_json(header, {square_row}).at("shapes").at(0);
+  EXPECT_TRUE(square_shape.at("read_tbps").is_null());
+  EXPECT_TRUE(square_shape.at("operand_tbps").is_null());
+}
+
 }  // namespace
 }  // namespace occtune
