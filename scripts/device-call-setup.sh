@@ -11,8 +11,8 @@
 # sets R ($OUT, what comes back), W (/tmp/NAME, the call's scratch, archived by the script),
 # T ($R/results.txt, the log) and O (the occtune executable), and defines
 # `step LABEL RC SECONDS`, which logs one line per step (README, "pack-device-build.sh"), and
-# the helpers below (arch, sanitize, sanitize_control, suite, suite_with, base_beside, ctest_gpu,
-# lab_twice, ncu_profile).
+# the helpers below (summary, arch, sanitize, sanitize_control, suite, suite_with, base_beside,
+# ctest_gpu, bench_search, lab_twice, ncu_profile).
 name=${1:?usage: . scripts/device-call-setup.sh NAME}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -24,6 +24,14 @@ O=$PWD/build-h100/autotuner/occtune
 # before in its suite folder): the scratch starts empty.
 rm -rf "$W" && mkdir -p "$W"
 step() { echo "$1 rc=$2 in $3 s" >> "$T"; }
+# `summary`: the log's key lines (each step's rc, the suites' geometric means and lowest ratios,
+# the GPU tests' and the sanitizer's totals, bench-search's verdicts), for the device tool's
+# output tail; a call's script runs it on exit (`trap summary EXIT`; until wave 34 each script
+# wrote the grep itself).
+summary() {
+  grep -E "rc=|geometric|lowest|base lib|tests passed|tests failed|SUMMARY|candidates|within|target" \
+    "$T" | cut -c1-200
+}
 # `arch`: the call's scratch (W) archived into $R/NAME.tgz without the bench databases, called
 # between steps so that a call its limit cuts still brings back what ran (each call's script
 # defined it before wave 32's call C).
@@ -107,6 +115,18 @@ ctest_gpu() {
   grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6 >> "$T"
 }
 
+# `bench_search NAME LIMIT SHAPE...`: scripts/bench-search.sh over bench's default families
+# (the default strategy against exhaustive, no repeats) into $W/NAME; its summary appended to
+# the log (issue #18: within 2 s of tuning per shape and within 1% of exhaustive).
+bench_search() {
+  local name=$1 limit=$2 t0=$SECONDS; shift 2
+  timeout "$limit" bash scripts/bench-search.sh -b "$O" \
+    -k coarsened,regblocked,pipelined,splitk,skinny,streamk,tma,repacked -m 4 -r 0 \
+    -o "$W/$name" "$@" > "$W/$name.out" 2>&1
+  step "bench-search $name" $? $((SECONDS - t0))
+  cat "$W/$name/summary.txt" >> "$T" 2>/dev/null
+}
+
 # `lab_twice NAME LIMIT LAB [ARG...]`: the lab executable LAB run twice with ARGs (its options
 # and shapes) into $W/NAME-1.txt and -2.txt; appended to the log: every WRONG line (a
 # configuration that missed cuBLAS's answer), and per run and shape its six fastest rings.
@@ -120,7 +140,7 @@ lab_twice() {
   grep -h WRONG "$W/$name"-[12].txt | sort | uniq -c >> "$T"
   for run in 1 2; do
     awk -v b="$name-$run" '/^[0-9]+x/{s=$1; print b, $0; n=0}
-      /^  (m?ring|mwin|rowdot|ring-dot)/{ if (n<6) {n++; print b, s, $0} }' "$W/$name-$run.txt"
+      /^  (m?ring|mwin|rowdot|ring-dot|ws)/{ if (n<6) {n++; print b, s, $0} }' "$W/$name-$run.txt"
   done | sed -E 's/ +/ /g' >> "$T"
 }
 
