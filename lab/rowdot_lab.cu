@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cluster_policy.cuh"
@@ -64,6 +65,11 @@ struct Config {
   // blocks of a cluster to different SMs) or load balancing.
   cudaClusterSchedulingPolicy policy = cudaClusterSchedulingPolicyDefault;
   bool (*applies)(const k::GemmArgs&) = nullptr;  // where set, run only where it holds
+  // A split through a workspace (kernels/skinny_pipe.cuh, WS): its bytes at (m, n), and where
+  // its tickets lie in it (zeroed before every launch, as kernels/skinny.cu's launch does).
+  std::size_t (*workspace_bytes)(long long, long long) = nullptr;
+  unsigned* (*tickets)(const k::GemmArgs&) = nullptr;
+  long long (*tiles)(long long, long long) = nullptr;
   bool runs_on(int m, int n) const {
     const int small = m_side ? m : n;
     return small >= min_n && small <= max_n;
@@ -95,8 +101,14 @@ Config rowdot_ring() {
 // cluster of V::kSplits blocks where it has one.
 template <class V>
 Config ring(const std::string& name, int min_small, int max_small, bool m_side = false) {
-  return {name, min_small, max_small, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
-          V::kSplits, m_side};
+  Config c{name, min_small, max_small, k::gemm_entry<V>, V::kTileM, V::kTileN, V::kSmemBytes,
+           V::kSplits, m_side};
+  if constexpr (V::kWorkspaceSplit) {
+    c.workspace_bytes = &V::workspace_bytes;
+    c.tickets = &V::tickets;
+    c.tiles = &V::tiles;
+  }
+  return c;
 }
 
 // A ring for N <= 16 (its K split over a cluster where it has one), and the same ring as its
@@ -152,6 +164,17 @@ void m_split_series(std::vector<Config>& out) {
    ...);
 }
 
+// Wave 34: the rings for N <= 16 with K split through a workspace (no cluster: "ws ..."), the
+// registered ones (kernels/skinny_pipe.cuh, OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS) beside
+// deeper slabs and 8-column tiles, at few rows of C over a long K.
+template <int S, int C, int R, int ST, int... SPLITS>
+void ws_series(std::vector<Config>& out, int min_n, int max_n) {
+  (with_dense<std::conditional_t<(S > 16), k::SkinnyPipeSmallNRowGroupsSplit<S, C, R, ST, SPLITS>,
+                                 k::SkinnyPipeSmallNSplit<S, C, R, ST, SPLITS>>>(
+       out, split_name("ws", S, C, R, ST, SPLITS), min_n, max_n),
+   ...);
+}
+
 // --one-per-sm's shared memory a block: two do not fit the 228 KiB of an sm_90 SM.
 constexpr size_t kOneBlockSmem = 118 * 1024;
 
@@ -176,7 +199,7 @@ void print_occupancy(const Config& c, int m, int n) {
   int sms = 0, per_sm = 0, resident = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.f, 256, c.smem);
-  if (err == cudaSuccess && c.splits == 1) {
+  if (err == cudaSuccess && (c.splits == 1 || c.workspace_bytes)) {
     resident = per_sm * sms;
   } else if (err == cudaSuccess) {
     cudaLaunchAttribute attributes[2];
@@ -188,13 +211,13 @@ void print_occupancy(const Config& c, int m, int n) {
     cudaGetLastError();
     return;
   }
-  const long units = blocks / c.splits;
+  const long units = c.workspace_bytes ? blocks : blocks / c.splits;
   std::printf("  occupancy %-28s %ld blocks, %ld clusters of %d; %d resident (%d blocks an SM "
               "of %d): %.2f waves",
               c.name.c_str(), blocks, units, c.splits, resident, per_sm, sms,
               resident ? double(units) / resident : 0.0);
   // What occtune's launch (kernels/cluster_policy.cuh) picks for this grid.
-  if (c.splits > 1 && c.policy == cudaClusterSchedulingPolicyDefault) {
+  if (c.splits > 1 && !c.workspace_bytes && c.policy == cudaClusterSchedulingPolicyDefault) {
     const auto r = k::cluster_residency(reinterpret_cast<const void*>(c.f), dim3(256), c.smem,
                                         unsigned(c.splits));
     std::printf("; occtune: %d default, %d balanced -> %s", r.by_default, r.balanced,
@@ -313,6 +336,17 @@ int main(int argc, char** argv) {
                                                                  true));
   configs.push_back(rowdot<4, 16, 4, 2, 2>());
   configs.push_back(rowdot_ring<4, 16, 4, 2, 1, 4>());
+  // Wave 34: the registered workspace splits for few rows (16 rows over 64-128, 32 rows over
+  // 64-256) beside 256-row slabs at 32 rows, and 8-column tiles for N <= 8 (a half of the FMAs).
+  ws_series<16, 16, 256, 3, 64, 96, 128>(configs, 9, 16);
+  ws_series<32, 16, 128, 4, 64, 128, 192, 256>(configs, 9, 16);
+  ws_series<32, 16, 256, 2, 128, 256>(configs, 9, 16);
+  ws_series<32, 16, 256, 3, 128, 256>(configs, 9, 16);
+  ws_series<16, 16, 256, 3, 64, 96, 128>(configs, 5, 8);
+  ws_series<32, 16, 128, 4, 64, 128, 192, 256>(configs, 5, 8);
+  ws_series<16, 8, 512, 2, 64, 128>(configs, 5, 8);
+  ws_series<32, 8, 256, 2, 128, 256>(configs, 5, 8);
+  ws_series<32, 8, 256, 3, 128, 256>(configs, 5, 8);
   if (only) {
     const auto other = [&](const Config& c) { return !std::strstr(c.name.c_str(), only); };
     configs.erase(std::remove_if(configs.begin(), configs.end(), other), configs.end());
@@ -330,7 +364,7 @@ int main(int argc, char** argv) {
   if (policy) {
     const size_t count = configs.size();
     for (size_t i = 0; i < count; ++i) {
-      if (configs[i].splits == 1) continue;
+      if (configs[i].splits == 1 || configs[i].workspace_bytes) continue;
       for (auto [p, label] : {std::pair{cudaClusterSchedulingPolicySpread, " spread"},
                               std::pair{cudaClusterSchedulingPolicyLoadBalancing, " lb"}}) {
         Config c = configs[i];
@@ -362,6 +396,11 @@ int main(int argc, char** argv) {
     std::vector<Config> use;
     for (auto& c : configs)
       if (c.runs_on(m, n) && (!c.applies || c.applies(args))) use.push_back(c);
+    std::size_t workspace_size = 0;
+    for (auto& c : use)
+      if (c.workspace_bytes) workspace_size = std::max(workspace_size, c.workspace_bytes(m, n));
+    float* workspace = nullptr;
+    if (workspace_size) CK(cudaMalloc(&workspace, workspace_size));
     fill<<<1024, 256>>>(a, size_t(m) * kk, 1, true);
     fill<<<1024, 256>>>(b, size_t(kk) * n, 2, true);
     CK(cudaDeviceSynchronize());
@@ -373,6 +412,15 @@ int main(int argc, char** argv) {
     auto launch = [&](const Config& c) {
       const k::GemmArgs p = args;
       const dim3 grid = grid_of(c, m, n);
+      if (c.workspace_bytes) {
+        k::GemmArgs w = p;
+        w.workspace = workspace;
+        w.workspace_bytes = workspace_size;
+        const std::size_t tickets = std::size_t(c.tiles(m, n)) * sizeof(unsigned);
+        if (auto err = cudaMemsetAsync(c.tickets(w), 0, tickets); err != cudaSuccess) return err;
+        c.f<<<grid, 256, c.smem>>>(w);
+        return cudaGetLastError();
+      }
       if (c.splits == 1) {
         c.f<<<grid, 256, c.smem>>>(p);
         return cudaGetLastError();
@@ -414,19 +462,21 @@ int main(int argc, char** argv) {
     }
     const double cub = median_of(t[0]);
     const double bytes = double(std::max(m, n)) * kk * 4;  // the large operand
-    std::printf("%dx%dx%d: cuBLAS %.2f us (%.2f TB/s)\n", m, n, kk, cub * 1e3,
-                bytes / cub / 1e9);
+    const double read = (double(m) + n) * kk * 4;           // A and B, each once
+    std::printf("%dx%dx%d: cuBLAS %.2f us (%.2f TB/s; A and B %.2f TB/s)\n", m, n, kk, cub * 1e3,
+                bytes / cub / 1e9, read / cub / 1e9);
     std::vector<std::pair<double, std::string>> rows;
     for (size_t i = 0; i < use.size(); ++i) rows.push_back({median_of(t[i + 1]), use[i].name});
     std::sort(rows.begin(), rows.end());
     for (auto& r : rows)
-      std::printf("  %-28s %8.2f us  %.3fx cuBLAS  %.2f TB/s\n", r.second.c_str(), r.first * 1e3,
-                  cub / r.first, bytes / r.first / 1e9);
+      std::printf("  %-28s %8.2f us  %.3fx cuBLAS  %.2f TB/s  A+B %.2f TB/s\n", r.second.c_str(),
+                  r.first * 1e3, cub / r.first, bytes / r.first / 1e9, read / r.first / 1e9);
     for (auto& s : bad) std::printf("  WRONG: %s\n", s.c_str());
     CK(cudaFree(a));
     CK(cudaFree(b));
     CK(cudaFree(y));
     CK(cudaFree(ref));
+    if (workspace) CK(cudaFree(workspace));
   }
   return 0;
 }
