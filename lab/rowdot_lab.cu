@@ -65,11 +65,10 @@ struct Config {
   // blocks of a cluster to different SMs) or load balancing.
   cudaClusterSchedulingPolicy policy = cudaClusterSchedulingPolicyDefault;
   bool (*applies)(const k::GemmArgs&) = nullptr;  // where set, run only where it holds
-  // A split through a workspace (kernels/skinny_pipe.cuh, WS): its bytes at (m, n), and where
-  // its tickets lie in it (zeroed before every launch, as kernels/skinny.cu's launch does).
+  // A split through a workspace (kernels/skinny_pipe.cuh, WS): its bytes at (m, n), and the
+  // zeroing of its tickets before every launch (zero_tickets below).
   std::size_t (*workspace_bytes)(long long, long long) = nullptr;
-  unsigned* (*tickets)(const k::GemmArgs&) = nullptr;
-  long long (*tiles)(long long, long long) = nullptr;
+  cudaError_t (*zero_tickets)(const k::GemmArgs&) = nullptr;
   bool runs_on(int m, int n) const {
     const int small = m_side ? m : n;
     return small >= min_n && small <= max_n;
@@ -97,6 +96,12 @@ template <int R, int LK, int NC, int KW, int U, int D, int MINB = 0>
 Config rowdot_ring() {
   return rowdot_of<k::SkinnyRowDotRing<R, LK, NC, KW, U, D>, MINB>();
 }
+// A workspace split's tickets zeroed, as kernels/skinny.cu's launch zeroes them.
+template <class V>
+cudaError_t zero_tickets(const k::GemmArgs& p) {
+  return cudaMemsetAsync(V::tickets(p), 0, std::size_t(V::tiles(p.m, p.n)) * sizeof(unsigned));
+}
+
 // A ring for N <= 16 (or, m_side, for M <= 16: B the large operand), its K split over a
 // cluster of V::kSplits blocks where it has one.
 template <class V>
@@ -105,8 +110,7 @@ Config ring(const std::string& name, int min_small, int max_small, bool m_side =
            V::kSplits, m_side};
   if constexpr (V::kWorkspaceSplit) {
     c.workspace_bytes = &V::workspace_bytes;
-    c.tickets = &V::tickets;
-    c.tiles = &V::tiles;
+    c.zero_tickets = &zero_tickets<V>;
   }
   return c;
 }
@@ -416,8 +420,7 @@ int main(int argc, char** argv) {
         k::GemmArgs w = p;
         w.workspace = workspace;
         w.workspace_bytes = workspace_size;
-        const std::size_t tickets = std::size_t(c.tiles(m, n)) * sizeof(unsigned);
-        if (auto err = cudaMemsetAsync(c.tickets(w), 0, tickets); err != cudaSuccess) return err;
+        if (auto err = c.zero_tickets(w); err != cudaSuccess) return err;
         c.f<<<grid, 256, c.smem>>>(w);
         return cudaGetLastError();
       }

@@ -115,9 +115,10 @@ ctest_gpu() {
   grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$W/ctest-gpu.log" | tail -6 >> "$T"
 }
 
-# `bench_search NAME LIMIT SHAPE...`: scripts/bench-search.sh over bench's default families
-# (the default strategy against exhaustive, no repeats) into $W/NAME; its summary appended to
-# the log (issue #18: within 2 s of tuning per shape and within 1% of exhaustive).
+# `bench_search NAME LIMIT SHAPE...`: scripts/bench-search.sh over every family bench races
+# (autotuner/cli/cmd_bench.cpp: kDefaultKernels, and skinny and repacked where they apply; keep
+# the lists alike), the default strategy against exhaustive, no repeats, into $W/NAME; its
+# summary appended to the log (issue #18: within 2 s of tuning a shape, within 1% of exhaustive).
 bench_search() {
   local name=$1 limit=$2 t0=$SECONDS; shift 2
   timeout "$limit" bash scripts/bench-search.sh -b "$O" \

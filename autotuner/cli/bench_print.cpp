@@ -118,9 +118,9 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
       std::any_of(rows.begin(), rows.end(), [](auto& r) { return !r.category.empty(); });
   std::vector<std::string> header{"shape"};
   if (categories) header.push_back("category");
-  for (auto* c : {"cuBLAS ms", "TFLOP/s", "best family", "config", "threads", "occupancy", "ms",
-                  "TFLOP/s", "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s", "A+B TB/s",
-                  "race ratio"})
+  for (auto* c :
+       {"cuBLAS ms", "TFLOP/s", "best family", "config", "threads", "occupancy", "ms", "TFLOP/s",
+        "tuned/cuBLAS", "95% interval", "pairs", "operand TB/s", "A+B TB/s", "race ratio"})
     header.push_back(c);
   for (auto& k : h.kernels) header.push_back(k);
   std::vector<bool> right(header.size(), true);
@@ -133,8 +133,13 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
     const ShapeResult& r = *row.result;
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
-    const double bytes = row.large_operand_bytes();
-    const double read = row.read_bytes();
+    // "tuned / cuBLAS" TB/s for a byte count (the larger operand's, or A's and B's), "-" where
+    // the shape is not memory-bound or the winner was not re-measured.
+    auto tbps_cell = [&](double bytes) {
+      return paired && bytes > 0 ? fmt::format("{:.2f} / {:.2f}", tbps(bytes, row.tuned_ms()),
+                                               tbps(bytes, row.cublas_ms()))
+                                 : std::string("-");
+    };
     std::vector<std::string> cells{r.shape.str()};
     if (categories) cells.push_back(row.category.empty() ? "-" : row.category);
     auto add = [&](std::string s) { cells.push_back(std::move(s)); };
@@ -150,12 +155,8 @@ void print_bench_table(std::ostream& out, const BenchHeader& h, const std::vecto
     add(paired ? fmt::format("{:.3f}-{:.3f}", row.paired.ratio_ci.low, row.paired.ratio_ci.high)
                : "-");
     add(paired ? std::to_string(row.paired.ratios.size()) : "-");
-    add(paired && bytes > 0 ? fmt::format("{:.2f} / {:.2f}", tbps(bytes, row.tuned_ms()),
-                                          tbps(bytes, row.cublas_ms()))
-                            : "-");
-    add(paired && read > 0 ? fmt::format("{:.2f} / {:.2f}", tbps(read, row.tuned_ms()),
-                                         tbps(read, row.cublas_ms()))
-                           : "-");
+    add(tbps_cell(row.large_operand_bytes()));
+    add(tbps_cell(row.read_bytes()));
     add(m ? fmt::format("{:.3f}x", row.race_ratio()) : "-");
     for (auto& name : h.kernels) {
       const double x = family_ratio(row, name);
@@ -210,8 +211,10 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
     const ShapeResult& r = *row.result;
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
-    const double bytes = row.large_operand_bytes();
-    const double read = row.read_bytes();
+    auto tbps_json = [&](double bytes, double ms) {
+      return or_null(paired && bytes > 0, tbps(bytes, ms));
+    };
+    const double bytes = row.large_operand_bytes(), read = row.read_bytes();
     json families = json::object(), candidates = json::object();
     for (auto& k : r.kernels) {
       json f;
@@ -252,10 +255,10 @@ json bench_json(const BenchHeader& h, const std::vector<BenchRow>& rows) {
            {"best_clock_mhz", clock_json(row.paired.candidate)}}},
          {"tflops", or_null(paired, tflops(r.shape, row.tuned_ms()))},
          {"cublas_tflops", or_null(paired, tflops(r.shape, row.cublas_ms()))},
-         {"operand_tbps", or_null(paired && bytes > 0, tbps(bytes, row.tuned_ms()))},
-         {"cublas_operand_tbps", or_null(paired && bytes > 0, tbps(bytes, row.cublas_ms()))},
-         {"read_tbps", or_null(paired && read > 0, tbps(read, row.tuned_ms()))},
-         {"cublas_read_tbps", or_null(paired && read > 0, tbps(read, row.cublas_ms()))},
+         {"operand_tbps", tbps_json(bytes, row.tuned_ms())},
+         {"cublas_operand_tbps", tbps_json(bytes, row.cublas_ms())},
+         {"read_tbps", tbps_json(read, row.tuned_ms())},
+         {"cublas_read_tbps", tbps_json(read, row.cublas_ms())},
          {"clocks_mhz",
           {{"cublas_before", clock_json(r.cublas)},
            {"cublas_after", clock_json(r.cublas_after)},
@@ -309,8 +312,9 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
     const ShapeResult& r = *row.result;
     const Measurement* m = row.best.m;
     const bool paired = row.ratio() > 0;
-    const double bytes = row.large_operand_bytes();
-    const double read = row.read_bytes();
+    auto tbps_field = [&](double bytes) {
+      return opt(paired && bytes > 0, tbps(bytes, row.tuned_ms()));
+    };
     std::vector<std::string> cells{std::to_string(output::kJsonSchemaVersion),
                                    r.shape.str(),
                                    row.category,
@@ -328,8 +332,8 @@ void print_bench_csv(std::ostream& out, const BenchHeader& h, const std::vector<
                                    g(r.cublas_ms()),
                                    m ? g(m->timing.summary.median) : "",
                                    m ? g(row.race_ratio()) : "",
-                                   opt(paired && bytes > 0, tbps(bytes, row.tuned_ms())),
-                                   opt(paired && read > 0, tbps(read, row.tuned_ms())),
+                                   tbps_field(row.large_operand_bytes()),
+                                   tbps_field(row.read_bytes()),
                                    mhz(row.paired.reference.sm_clock_min_mhz),
                                    mhz(row.paired.reference.sm_clock_max_mhz),
                                    mhz(row.paired.candidate.sm_clock_min_mhz),
