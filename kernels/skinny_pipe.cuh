@@ -90,6 +90,13 @@ struct SkinnyPipeIn {
   // Row tiles of even height (tile_rows, below): the workspace split for N <= 16, whose few row
   // tiles over a long K otherwise wait on the tallest.
   static constexpr bool kBalancedRows = WS && SMALL_N;
+  // A's copies marked evict-first in L2 (SMALL_N: A is the operand read once), except in the
+  // workspace splits' A-window kernels (rows of A not 16-byte aligned). Wave 35's call A (H100,
+  // docs/PERFORMANCE.md, skinny, "Evict-first and A's windows"): without the hint in every
+  // workspace split, the held-out few-row and few-tile shapes with K not a multiple of 4 ran
+  // 0.5-3% faster (interleaved medians), the two with K a multiple of 4 and a K of 4-12 million
+  // 0.6-2% slower, so the hint stays where the rows are aligned.
+  static constexpr bool kAEvictFirst = SMALL_N && !(WS && AWIN);
   static constexpr int kPipeRows = ROWS, kPipeStages = STAGES;
   static constexpr bool kPipeWindow = WINDOW, kPipeVecA = !WINDOW && S >= 4;
   static constexpr int kRowGroups = H;
@@ -407,8 +414,8 @@ struct SkinnyPipeIn {
       const float* a = l.a + i * l.a_pass;
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < kAQuads / kLeanTpr; ++j)
-        tile::copy_async<16, SMALL_N, true>(a_dst + i * kLeanRows * ROWS + 4 * kLeanTpr * j,
-                                            a + 4 * kLeanTpr * j, l.a_bytes);
+        tile::copy_async<16, kAEvictFirst, true>(
+            a_dst + i * kLeanRows * ROWS + 4 * kLeanTpr * j, a + 4 * kLeanTpr * j, l.a_bytes);
     }
     tile::copy_commit();
     l.a += ROWS;
@@ -655,8 +662,8 @@ struct SkinnyPipeIn {
       OCCTUNE_SKINNY_UNROLL
       for (int j = 0; j < kPasses; ++j) {
         if (kPartialPass && t + j * kSkinnyThreads >= kAQuads * S) break;
-        tile::copy_async<16, SMALL_N, true>(dst + j * kARowsPerPass * ROWS,
-                                            c.a + j * c.a_pass + k0, 16);
+        tile::copy_async<16, kAEvictFirst, true>(dst + j * kARowsPerPass * ROWS,
+                                                 c.a + j * c.a_pass + k0, 16);
       }
       return;
     }
@@ -667,13 +674,13 @@ struct SkinnyPipeIn {
       const float* src = row ? c.a + j * c.a_pass + k0 : c.a_any;
       float* to = dst + j * kARowsPerPass * ROWS;
       if (row && c.a_vec && (!AW || kk >= 0) && kk + 4 <= c.k) {
-        tile::copy_async<16, SMALL_N>(to, src, 16);
+        tile::copy_async<16, kAEvictFirst>(to, src, 16);
         continue;
       }
       OCCTUNE_SKINNY_UNROLL
       for (int e = 0; e < 4; ++e) {
         const bool in = row && (!AW || kk + e >= 0) && kk + e < c.k;
-        tile::copy_async<4, SMALL_N>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
+        tile::copy_async<4, kAEvictFirst>(to + e, in ? src + e : c.a_any, in ? 4 : 0);
       }
     }
   }
@@ -1257,7 +1264,11 @@ struct SkinnyPipeSmallNRowGroupsSplit
 // slots on an H100) 2 tiles over 128, 4 over 64, 5 over 48, 8 over 32, 11 over 24, 16 over 16,
 // 22 over 12, 33 over 8 (docs/PERFORMANCE.md, "Splits past a cluster"). The 32-row ring for N <=
 // 16 over 64-256 (wave 33): M of 17-32 in one row tile (B read once) that fills the 264 slots
-// at 192 or 256 splits, and 33-64 rows in two tiles of even height.
+// at 192 or 256 splits, and 33-64 rows in two tiles of even height. The same ring on 8 columns
+// with 256-row slabs (wave 35, call A's lab: N <= 8, 17-64 rows over a K of 1.8-5.7 million)
+// over 128 (2 or 3 stages) and 256 (2 stages): 4-40% faster than the 16-column rings there
+// (18x6x5666845 206 against 289 us, 45x7x1846663 144 against 163, 29x5x3644210 180 against
+// 193), since a 16-column tile at N <= 8 copies and multiplies twice the columns it needs.
 #define OCCTUNE_SKINNY_WORKSPACE_SPLIT_VARIANTS(X) \
   X(SkinnyPipeSplit<16, 64, 64, 4, 6>)             \
   X(SkinnyPipeSplit<16, 64, 64, 4, 8>)             \
@@ -1279,6 +1290,9 @@ struct SkinnyPipeSmallNRowGroupsSplit
   X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 64>) \
   X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 128>) \
   X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 192>) \
-  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 256>)
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 16, 128, 4, 256>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 8, 256, 2, 128>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 8, 256, 3, 128>) \
+  X(SkinnyPipeSmallNRowGroupsSplit<32, 8, 256, 2, 256>)
 
 }  // namespace occtune::kernels

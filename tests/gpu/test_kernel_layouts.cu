@@ -263,6 +263,9 @@ TEST(KernelLayouts, AlphaBetaEpilogueInEveryLayout) {
 // windows, N odd; and aligned), a few column tiles over a long K. 27x9x300001 and 20x12x400000
 // (wave 33): the 32-row ring over 64-256 blocks through a workspace with one row tile (A's
 // windows; B dense and A aligned); 40x11x50001 and 33x12x40004 give it two tiles of even height.
+// 25x6x200001 and 45x8x100000 (wave 35): the same ring on 8 columns with 256-row slabs over
+// 128-256 blocks, one row tile through A's windows with B dense, and two tiles of even height
+// (23 and 22 rows) with A aligned.
 TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
   OCCTUNE_REQUIRE_GPU();
   const Dims shapes[] = {{1, 1, 1},       {1, 4096, 4096}, {1, 1027, 3001}, {8, 8192, 1024},
@@ -272,7 +275,8 @@ TEST(KernelLayouts, SkinnyFamilyOnSkinnyShapesInEveryLayout) {
                          {333, 8, 2052},  {1001, 3, 2052}, {1000, 16, 1028}, {3000, 12, 2052},
                          {777, 8, 2052},  {500, 8, 20001}, {300, 13, 6148},  {1000, 16, 300},
                          {1000, 15, 4097}, {40, 11, 50001}, {33, 12, 40004}, {16, 16, 65536},
-                         {13, 1001, 20001}, {16, 1024, 16384}, {27, 9, 300001}, {20, 12, 400000}};
+                         {13, 1001, 20001}, {16, 1024, 16384}, {27, 9, 300001}, {20, 12, 400000},
+                         {25, 6, 200001},  {45, 8, 100000}};
   for (Layout l : kAllLayouts) {
     for (auto d : shapes) {
       LayoutProblem p(d, l, 0, 1.0f, 0.0f);
